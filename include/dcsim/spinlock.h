@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef DCSIM_SPINLOCK_H
+#define DCSIM_SPINLOCK_H
+
+/*
+ * A 32-bit ticket spinlock, the shape of the kernel's pre-qspinlock x86
+ * arch_spinlock_t.  Small enough that a lock and a 32-bit count share one
+ * 64-bit word (see <dcsim/lockref.h>), which is what lets lockref update the
+ * count with a single cmpxchg while proving that nobody holds the lock.
+ *
+ * Layout: the low 16 bits of the value are the ticket being served ("head"),
+ * the high 16 bits the next ticket to hand out ("tail").  The lock is free
+ * exactly when head == tail, a test that works on a raw value read at any
+ * time: dcsim_spin_value_unlocked() mirrors arch_spin_value_unlocked().
+ *
+ * Ordering: lock is an acquire, unlock a release.  All accesses go through
+ * <dcsim/atomic.h>, so every lock operation is a schedule point in the check
+ * build.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <dcsim/atomic.h>
+
+typedef struct dcsim_spinlock {
+	union {
+		uint32_t val;
+		struct {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+			uint16_t head, tail;
+#else
+			uint16_t tail, head;
+#endif
+		} tickets;
+	};
+} dcsim_spinlock_t;
+
+#define DCSIM_SPINLOCK_UNLOCKED		((dcsim_spinlock_t){ .val = 0 })
+#define DCSIM_TICKET_SHIFT		16
+#define DCSIM_TICKET_MASK		0xffffu
+
+static inline void dcsim_spin_lock_init(dcsim_spinlock_t *lock)
+{
+	DCSIM_WRITE_ONCE(lock->val, 0u);
+}
+
+/* True if @val, a lock value read at some point, was unlocked then. */
+static inline bool dcsim_spin_value_unlocked(dcsim_spinlock_t val)
+{
+	return (val.val & DCSIM_TICKET_MASK) == (val.val >> DCSIM_TICKET_SHIFT);
+}
+
+static inline bool dcsim_spin_is_locked(dcsim_spinlock_t *lock)
+{
+	dcsim_spinlock_t v = { .val = DCSIM_READ_ONCE(lock->val) };
+
+	return !dcsim_spin_value_unlocked(v);
+}
+
+/**
+ * dcsim_spin_lock() - take a ticket and wait for it to be served.
+ *
+ * The fetch-add on the whole word carries out of bit 31 on tail wrap and
+ * never into head, so head and tail stay independent 16-bit counters.
+ */
+static inline void dcsim_spin_lock(dcsim_spinlock_t *lock)
+{
+	uint32_t old = dcsim_fetch_add_acquire(&lock->val, 1u << DCSIM_TICKET_SHIFT);
+	uint16_t ticket = (uint16_t)(old >> DCSIM_TICKET_SHIFT);
+
+	if (dcsim_likely((uint16_t)(old & DCSIM_TICKET_MASK) == ticket))
+		return;
+	/* Acquire on each poll: the winning read orders our critical section. */
+	while (dcsim_load_acquire(&lock->tickets.head) != ticket)
+		dcsim_cpu_relax();
+}
+
+/**
+ * dcsim_spin_trylock() - take the lock only if it is free now.
+ * Return: true with the lock held, false without it.
+ */
+static inline bool dcsim_spin_trylock(dcsim_spinlock_t *lock)
+{
+	uint32_t old = DCSIM_READ_ONCE(lock->val);
+
+	if ((old & DCSIM_TICKET_MASK) != (old >> DCSIM_TICKET_SHIFT))
+		return false;
+	return dcsim_try_cmpxchg(&lock->val, &old, old + (1u << DCSIM_TICKET_SHIFT));
+}
+
+/*
+ * Only the owner writes head, so a release store of head + 1 is enough:
+ * the 16-bit store cannot disturb a concurrent tail fetch-add.
+ */
+static inline void dcsim_spin_unlock(dcsim_spinlock_t *lock)
+{
+	uint16_t head = DCSIM_READ_ONCE(lock->tickets.head);
+
+	dcsim_store_release(&lock->tickets.head, (uint16_t)(head + 1));
+}
+
+#endif /* DCSIM_SPINLOCK_H */

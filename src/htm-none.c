@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* The "none" backend: transactions never start. */
+
+#include <errno.h>
+#include <string.h>
+
+#include "htm-backend.h"
+
+const enum dcsim_htm_backend __dcsim_htm_hw_backend = DCSIM_HTM_BACKEND_NONE;
+
+void __dcsim_htm_hw_detect(struct dcsim_htm_info *info)
+{
+	strncpy(info->cpu, "unknown", sizeof(info->cpu) - 1);
+	info->cpu_has_htm = false;
+}
+
+dcsim_htm_status_t __dcsim_htm_hw_begin(void)
+{
+	return DCSIM_HTM_DISABLED;
+}
+
+bool __dcsim_htm_hw_test(void)
+{
+	return false;
+}
+
+int __dcsim_htm_hw_probe(void)
+{
+	return -ENOTSUP;
+}

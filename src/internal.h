@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef DCSIM_SRC_INTERNAL_H
+#define DCSIM_SRC_INTERNAL_H
+
+/*
+ * Kernel-style short names for use inside src/ only, so the models read
+ * like the code they mirror.  Not installed.
+ */
+
+#include <dcsim/atomic.h>
+#include <dcsim/compiler.h>
+
+#define READ_ONCE(x)		DCSIM_READ_ONCE(x)
+#define WRITE_ONCE(x, v)	DCSIM_WRITE_ONCE(x, v)
+#define smp_load_acquire(p)	dcsim_load_acquire(p)
+#define smp_store_release(p, v)	dcsim_store_release(p, v)
+#define smp_mb()		dcsim_smp_mb()
+#define smp_rmb()		dcsim_smp_rmb()
+#define smp_wmb()		dcsim_smp_wmb()
+#define cpu_relax()		dcsim_cpu_relax()
+#define likely(x)		dcsim_likely(x)
+#define unlikely(x)		dcsim_unlikely(x)
+
+/*
+ * Kernel-style warnings: print once per call site with the location, and
+ * count every hit in a global counter that tests can read.
+ */
+void __dcsim_warn(const char *file, int line, const char *func, const char *cond);
+
+#define WARN_ON_ONCE(cond) __extension__ ({					\
+	int __w = !!(cond);							\
+	if (unlikely(__w)) {							\
+		static int __warned;						\
+		if (!__atomic_exchange_n(&__warned, 1, __ATOMIC_RELAXED))	\
+			__dcsim_warn(__FILE__, __LINE__, __func__, #cond);	\
+		else								\
+			__dcsim_warn(NULL, 0, NULL, NULL);			\
+	}									\
+	unlikely(__w);								\
+})
+
+#endif /* DCSIM_SRC_INTERNAL_H */

@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * RCU on liburcu's membarrier flavour, with lazy reader registration.
+ *
+ * urcu-memb makes rcu_read_lock() a plain per-thread counter update; the
+ * writer side uses sys_membarrier (or falls back to a full barrier on each
+ * read-side boundary) to see readers.  Registration is needed once per
+ * thread before its first read-side section, which we do on demand.
+ */
+
+#include <urcu/urcu-memb.h>
+#include <urcu/call-rcu.h>
+
+#include <dcsim/rcu.h>
+
+#include "internal.h"
+#include "rcu-internal.h"
+#include "thread.h"
+
+/* What struct dcsim_rcu_head really holds. */
+struct dcsim_rcu_thunk {
+	struct rcu_head head;
+	dcsim_rcu_cb_t func;
+};
+
+_Static_assert(sizeof(struct dcsim_rcu_head) >= sizeof(struct dcsim_rcu_thunk),
+	       "dcsim_rcu_head must hold liburcu's rcu_head and a callback");
+
+static dcsim_rcu_defer_hook_t defer_hook;
+
+static inline void rcu_thread_online(void)
+{
+	struct dcsim_thread *t = __dcsim_thread();
+
+	if (unlikely(!t->rcu_registered)) {
+		urcu_memb_register_thread();
+		t->rcu_registered = true;
+	}
+}
+
+void __dcsim_rcu_thread_exit(struct dcsim_thread *t)
+{
+	if (t->rcu_registered) {
+		urcu_memb_unregister_thread();
+		t->rcu_registered = false;
+	}
+}
+
+void dcsim_rcu_read_lock(void)
+{
+	rcu_thread_online();
+	__dcsim_sp_fence(DCSIM_ACC_RCU_LOCK);
+	urcu_memb_read_lock();
+}
+
+void dcsim_rcu_read_unlock(void)
+{
+	urcu_memb_read_unlock();
+	__dcsim_sp_fence(DCSIM_ACC_RCU_UNLOCK);
+}
+
+static void rcu_thunk_call(struct rcu_head *head)
+{
+	struct dcsim_rcu_thunk *thunk = dcsim_container_of(head, struct dcsim_rcu_thunk, head);
+
+	thunk->func((struct dcsim_rcu_head *)(void *)thunk);
+}
+
+void dcsim_call_rcu(struct dcsim_rcu_head *head, dcsim_rcu_cb_t func)
+{
+	dcsim_rcu_defer_hook_t hook = __atomic_load_n(&defer_hook, __ATOMIC_ACQUIRE);
+	struct dcsim_rcu_thunk *thunk;
+
+	if (hook) {
+		hook(head, func);
+		return;
+	}
+	thunk = (struct dcsim_rcu_thunk *)(void *)head;
+	rcu_thread_online();
+	thunk->func = func;
+	urcu_memb_call_rcu(&thunk->head, rcu_thunk_call);
+}
+
+void dcsim_synchronize_rcu(void)
+{
+	urcu_memb_synchronize_rcu();
+}
+
+void dcsim_rcu_barrier(void)
+{
+	rcu_thread_online();
+	urcu_memb_barrier();
+}
+
+void dcsim_rcu_set_defer_hook(dcsim_rcu_defer_hook_t hook)
+{
+	__atomic_store_n(&defer_hook, hook, __ATOMIC_RELEASE);
+}

@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Per-thread state: slot allocation, statistics blocks and their sums,
+ * and the exit-time cleanup (RCU unregistration, folding counters into the
+ * totals of exited threads).
+ */
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "rcu-internal.h"
+#include "thread.h"
+
+__thread struct dcsim_thread *__dcsim_self;
+
+/* Registry of live threads and the totals of those that have exited. */
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct dcsim_thread *registry;
+static struct dcsim_stats exited;
+static uint64_t slot_map[DCSIM_MAX_THREADS / 64];
+
+static pthread_key_t thread_key;
+static pthread_once_t thread_key_once = PTHREAD_ONCE_INIT;
+
+static void stats_add(struct dcsim_stats *sum, const struct dcsim_stats *s)
+{
+	for (size_t i = 0; i < DCSIM_ARRAY_SIZE(s->v); i++)
+		sum->v[i] += __atomic_load_n(&s->v[i], __ATOMIC_RELAXED);
+	for (size_t i = 0; i < DCSIM_ARRAY_SIZE(s->htm_explicit_code); i++)
+		sum->htm_explicit_code[i] +=
+			__atomic_load_n(&s->htm_explicit_code[i], __ATOMIC_RELAXED);
+}
+
+static void thread_destroy(void *arg)
+{
+	struct dcsim_thread *t = arg, **pp;
+
+	__dcsim_rcu_thread_exit(t);
+
+	pthread_mutex_lock(&registry_lock);
+	for (pp = &registry; *pp; pp = &(*pp)->next) {
+		if (*pp == t) {
+			*pp = t->next;
+			break;
+		}
+	}
+	stats_add(&exited, &t->stats);
+	slot_map[t->slot / 64] &= ~(1ull << (t->slot % 64));
+	pthread_mutex_unlock(&registry_lock);
+
+	__dcsim_self = NULL;
+	free(t);
+}
+
+static void thread_key_init(void)
+{
+	if (pthread_key_create(&thread_key, thread_destroy)) {
+		fputs("dcsim: pthread_key_create failed\n", stderr);
+		abort();
+	}
+}
+
+struct dcsim_thread *__dcsim_thread_create(void)
+{
+	struct dcsim_thread *t;
+	unsigned int slot = DCSIM_MAX_THREADS;
+
+	pthread_once(&thread_key_once, thread_key_init);
+	t = calloc(1, sizeof(*t));
+	if (!t) {
+		fputs("dcsim: out of memory for thread state\n", stderr);
+		abort();
+	}
+
+	pthread_mutex_lock(&registry_lock);
+	for (unsigned int i = 0; i < DCSIM_MAX_THREADS; i++) {
+		if (!(slot_map[i / 64] & (1ull << (i % 64)))) {
+			slot = i;
+			slot_map[i / 64] |= 1ull << (i % 64);
+			break;
+		}
+	}
+	if (slot < DCSIM_MAX_THREADS) {
+		t->slot = slot;
+		t->next = registry;
+		registry = t;
+	}
+	pthread_mutex_unlock(&registry_lock);
+
+	if (slot == DCSIM_MAX_THREADS) {
+		fprintf(stderr, "dcsim: more than %d threads use dcsim at once\n",
+			DCSIM_MAX_THREADS);
+		abort();
+	}
+	pthread_setspecific(thread_key, t);
+	__dcsim_self = t;
+	return t;
+}
+
+unsigned int __dcsim_thread_slot(void)
+{
+	return __dcsim_thread()->slot;
+}
+
+void dcsim_stats_read(struct dcsim_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	pthread_mutex_lock(&registry_lock);
+	stats_add(out, &exited);
+	for (struct dcsim_thread *t = registry; t; t = t->next)
+		stats_add(out, &t->stats);
+	pthread_mutex_unlock(&registry_lock);
+}
+
+void dcsim_stats_read_thread(struct dcsim_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	stats_add(out, &__dcsim_thread()->stats);
+}
+
+static void stats_zero(struct dcsim_stats *s)
+{
+	for (size_t i = 0; i < DCSIM_ARRAY_SIZE(s->v); i++)
+		__atomic_store_n(&s->v[i], 0, __ATOMIC_RELAXED);
+	for (size_t i = 0; i < DCSIM_ARRAY_SIZE(s->htm_explicit_code); i++)
+		__atomic_store_n(&s->htm_explicit_code[i], 0, __ATOMIC_RELAXED);
+}
+
+void dcsim_stats_reset(void)
+{
+	pthread_mutex_lock(&registry_lock);
+	stats_zero(&exited);
+	for (struct dcsim_thread *t = registry; t; t = t->next)
+		stats_zero(&t->stats);
+	pthread_mutex_unlock(&registry_lock);
+}
+
+static const char *const stat_names[DCSIM_STAT_NR] = {
+	[DCSIM_STAT_LOCKREF_RETRIES]	= "lockref_retries",
+	[DCSIM_STAT_LOCKREF_FALLBACKS]	= "lockref_fallbacks",
+	[DCSIM_STAT_HTM_ATTEMPTS]	= "htm_attempts",
+	[DCSIM_STAT_HTM_COMMITS]	= "htm_commits",
+	[DCSIM_STAT_HTM_ABORTS]		= "htm_aborts",
+	[DCSIM_STAT_HTM_ABORT_FIRST + DCSIM_HTM_CAUSE_CONFLICT]	= "htm_abort_conflict",
+	[DCSIM_STAT_HTM_ABORT_FIRST + DCSIM_HTM_CAUSE_CAPACITY]	= "htm_abort_capacity",
+	[DCSIM_STAT_HTM_ABORT_FIRST + DCSIM_HTM_CAUSE_EXPLICIT]	= "htm_abort_explicit",
+	[DCSIM_STAT_HTM_ABORT_FIRST + DCSIM_HTM_CAUSE_NESTED]	= "htm_abort_nested",
+	[DCSIM_STAT_HTM_ABORT_FIRST + DCSIM_HTM_CAUSE_DEBUG]	= "htm_abort_debug",
+	[DCSIM_STAT_HTM_ABORT_FIRST + DCSIM_HTM_CAUSE_UNKNOWN]	= "htm_abort_unknown",
+	[DCSIM_STAT_HTM_ABORT_FIRST + DCSIM_HTM_CAUSE_DISABLED]	= "htm_abort_disabled",
+};
+
+const char *dcsim_stat_name(enum dcsim_stat stat)
+{
+	if ((unsigned int)stat >= DCSIM_STAT_NR)
+		return NULL;
+	return stat_names[stat];
+}

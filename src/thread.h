@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef DCSIM_SRC_THREAD_H
+#define DCSIM_SRC_THREAD_H
+
+/*
+ * Per-thread state, internal to the library: a small slot number (for
+ * per-thread arrays inside caches), the statistics block and the RCU
+ * registration flag.  Created on first use, retired by a pthread key
+ * destructor when the thread exits.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <dcsim/stats.h>
+
+#define DCSIM_MAX_THREADS	256
+
+struct dcsim_thread {
+	struct dcsim_thread *next;	/* registry, under the registry mutex */
+	unsigned int slot;		/* 0 .. DCSIM_MAX_THREADS-1 */
+	bool rcu_registered;
+	struct dcsim_stats stats;	/* written by this thread only */
+};
+
+extern __thread struct dcsim_thread *__dcsim_self;
+
+struct dcsim_thread *__dcsim_thread_create(void);
+unsigned int __dcsim_thread_slot(void);
+
+static inline struct dcsim_thread *__dcsim_thread(void)
+{
+	struct dcsim_thread *t = __dcsim_self;
+
+	if (dcsim_unlikely(!t))
+		t = __dcsim_thread_create();
+	return t;
+}
+
+/*
+ * Single writer: a relaxed load and store suffice, and keep the count
+ * readable by dcsim_stats_read() from other threads without a data race.
+ */
+static inline void __dcsim_counter_add(uint64_t *ctr, uint64_t n)
+{
+	__atomic_store_n(ctr, __atomic_load_n(ctr, __ATOMIC_RELAXED) + n, __ATOMIC_RELAXED);
+}
+
+static inline void __dcsim_stat_add(enum dcsim_stat stat, uint64_t n)
+{
+	__dcsim_counter_add(&__dcsim_thread()->stats.v[stat], n);
+}
+
+static inline void __dcsim_stat_inc(enum dcsim_stat stat)
+{
+	__dcsim_stat_add(stat, 1);
+}
+
+#endif /* DCSIM_SRC_THREAD_H */
