@@ -1,0 +1,168 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build the kernels for the boot test: Debian's linux-source-6.1, unpatched
+# and with kernel/patches/ applied, each in two flavours (debug, prod).
+#
+#   kernel/build.sh [--flavour debug|prod|all] [--variant unpatched|patched|all]
+#
+# Everything goes under $KBUILD_ROOT (default: build-kernel/ at the repo
+# root, git-ignored):
+#   linux-source-6.1/   one source tree; the series is pushed and popped
+#   applied/            the patches currently applied, as applied (quilt-like)
+#   o-<flavour>/        out-of-tree object dirs, so rebuilds are incremental
+#   images/<variant>-<flavour>/bzImage, config, stamp
+# The unpatched and patched kernels share a tree and an object dir per
+# flavour: switching re-applies or reverts four patches and recompiles only
+# what they touch.  A stamp (hash of the fragments, the series and the
+# sources that matter) skips a kernel that is already up to date.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(dirname "$here")
+root=${KBUILD_ROOT:-$repo/build-kernel}
+tarball=${LINUX_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
+tree=$root/linux-source-6.1
+jobs=${JOBS:-$(nproc)}
+flavours="debug prod"
+variants="unpatched patched"
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--flavour) [ "$2" = all ] || flavours=$2; shift 2 ;;
+	--variant) [ "$2" = all ] || variants=$2; shift 2 ;;
+	-h|--help) sed -n '4,20p' "$0"; exit 0 ;;
+	*) echo "build.sh: unknown argument $1" >&2; exit 2 ;;
+	esac
+done
+
+log() { echo "[build $(date +%T)] $*" >&2; }
+
+mkdir -p "$root/applied" "$root/images"
+
+extract() {
+	[ -f "$tree/Makefile" ] && return
+	[ -f "$tarball" ] || { echo "missing $tarball (apt-get install linux-source-6.1)" >&2; exit 1; }
+	log "extracting $tarball"
+	rm -rf "$tree.tmp" "$root/applied"/*
+	mkdir -p "$tree.tmp"
+	tar -C "$tree.tmp" --strip-components=1 -xf "$tarball"
+	mv "$tree.tmp" "$tree"
+}
+
+# The applied/ directory holds a copy of each applied patch, in order, so
+# that popping reverts exactly what was applied even if the repo's copy has
+# changed since.
+applied_list() { ls "$root/applied" 2>/dev/null | sort; }
+
+pop_all() {
+	local p
+	for p in $(applied_list | sort -r); do
+		log "reverting $p"
+		patch -d "$tree" -p1 -R -s --no-backup-if-mismatch < "$root/applied/$p"
+		rm "$root/applied/$p"
+	done
+}
+
+push_all() {
+	local n=0 p want
+	# Already applied and identical to the series? Nothing to do.
+	want=$(i=0; while read -r p; do [ -n "$p" ] || continue; i=$((i + 1)); printf '%03d-%s\n' $i "$p"; done < "$here/patches/series")
+	if [ "$(applied_list)" = "$want" ]; then
+		local same=1
+		while read -r p; do
+			cmp -s "$root/applied/$p" "$here/patches/${p#???-}" || same=0
+		done <<< "$want"
+		[ $same = 1 ] && return
+	fi
+	pop_all
+	while read -r p; do
+		[ -n "$p" ] || continue
+		n=$((n + 1))
+		log "applying $p"
+		patch -d "$tree" -p1 -s -N --no-backup-if-mismatch < "$here/patches/$p"
+		cp "$here/patches/$p" "$root/applied/$(printf %03d $n)-$p"
+	done < "$here/patches/series"
+}
+
+# configure <variant> <flavour> <objdir>: tinyconfig plus the fragments.
+# Written to a scratch dir first and copied only when it differs, so that
+# an unchanged config does not look new to make.
+configure() {
+	local variant=$1 flavour=$2 o=$3 tmp=$root/cfg-tmp
+	local frags="$here/config/base.config $here/config/$flavour.config"
+	[ "$variant" = patched ] && frags="$frags $here/config/patched.config"
+	rm -rf "$tmp"; mkdir -p "$tmp" "$o"
+	make -s -C "$tree" O="$tmp" tinyconfig >/dev/null
+	(cd "$tree" && scripts/kconfig/merge_config.sh -m -O "$tmp" "$tmp/.config" $frags) > "$tmp/merge.log" 2>&1
+	make -s -C "$tree" O="$tmp" olddefconfig >/dev/null
+	check_config "$tmp/.config" $frags
+	cmp -s "$tmp/.config" "$o/.config" || cp "$tmp/.config" "$o/.config"
+	rm -rf "$tmp"
+}
+
+# Every value a fragment asks for must survive olddefconfig.
+check_config() {
+	local config=$1 bad=0 line sym val got; shift
+	for f in "$@"; do
+		while read -r line; do
+			case $line in
+			CONFIG_*=*) sym=${line%%=*}; val=${line#*=} ;;
+			"# CONFIG_"*" is not set") sym=${line#\# }; sym=${sym%% *}; val=n ;;
+			*) continue ;;
+			esac
+			got=$(sed -n "s/^$sym=//p" "$config")
+			[ -n "$got" ] || got=n
+			if [ "$got" != "$val" ]; then
+				echo "config: $sym=$val requested by $(basename "$f"), got $got" >&2
+				bad=1
+			fi
+		done < "$f"
+	done
+	return $bad
+}
+
+stamp_of() {
+	local variant=$1 flavour=$2
+	{
+		echo "$variant $flavour"
+		cat "$here/config/base.config" "$here/config/$flavour.config"
+		if [ "$variant" = patched ]; then
+			cat "$here/config/patched.config" "$here/patches/series"
+			cat "$here/patches/"*.patch
+		fi
+	} | sha256sum | cut -d' ' -f1
+}
+
+build_one() {
+	local variant=$1 flavour=$2
+	local o=$root/o-$flavour img=$root/images/$variant-$flavour
+	local stamp
+	stamp=$(stamp_of "$variant" "$flavour")
+	if [ -f "$img/bzImage" ] && [ "$(cat "$img/stamp" 2>/dev/null)" = "$stamp" ]; then
+		log "$variant-$flavour up to date"
+		return
+	fi
+	if [ "$variant" = patched ]; then push_all; else pop_all; fi
+	configure "$variant" "$flavour" "$o"
+	log "building $variant-$flavour (make -j$jobs)"
+	local t0=$SECONDS
+	if ! make -C "$tree" O="$o" -j"$jobs" bzImage > "$o/build.log" 2>&1; then
+		tail -40 "$o/build.log" >&2
+		echo "build of $variant-$flavour failed, full log: $o/build.log" >&2
+		exit 1
+	fi
+	grep -E "warning:" "$o/build.log" >&2 || true
+	mkdir -p "$img"
+	cp "$o/arch/x86/boot/bzImage" "$img/bzImage"
+	cp "$o/.config" "$img/config"
+	echo "$stamp" > "$img/stamp"
+	log "built $variant-$flavour in $((SECONDS - t0)) s"
+}
+
+extract
+for v in $variants; do
+	for f in $flavours; do
+		build_one "$v" "$f"
+	done
+done
