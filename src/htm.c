@@ -27,6 +27,11 @@
 #include "internal.h"
 #include "thread.h"
 
+#if DCSIM_CHECK
+/* The check build's <dcsim/htm.h> makes dcsim_htm_begin() a macro; this is the function. */
+#undef dcsim_htm_begin
+#endif
+
 static pthread_mutex_t htm_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct dcsim_htm_info htm_info;
 static bool htm_detected;
@@ -141,6 +146,14 @@ int dcsim_htm_init(void)
 		return err;
 	}
 	env = getenv("DCSIM_HTM");
+#if DCSIM_CHECK
+	/* Check build: "sim" selects the simulated backend; the hardware stays off. */
+	if (env && !strcmp(env, "sim")) {
+		dcsim_htm_sim_select(true);
+		policy = DCSIM_HTM_OFF;
+		env = NULL;
+	}
+#endif
 	if (env && dcsim_htm_policy_parse(env, &policy)) {
 		fprintf(stderr, "dcsim: DCSIM_HTM='%s' is invalid: use auto, off or force; "
 			"HTM stays off\n", env);
@@ -185,6 +198,10 @@ void dcsim_htm_get_info(struct dcsim_htm_info *info)
 
 bool dcsim_htm_live(void)
 {
+#if DCSIM_CHECK
+	if (__dcsim_htm_sim_owns_thread())
+		return __dcsim_htm_sim_live();
+#endif
 	return __atomic_load_n(&htm_live, __ATOMIC_RELAXED);
 }
 
@@ -260,6 +277,11 @@ struct dcsim_htm_abort dcsim_htm_decode(dcsim_htm_status_t st)
 		a.cause = DCSIM_HTM_CAUSE_DISABLED;
 		return a;
 	}
+#if DCSIM_CHECK
+	/* Simulated statuses have the RTM layout whatever the hardware backend. */
+	if (DCSIM_HTM_SIM_STATUS(st))
+		return dcsim_htm_decode_x86((uint32_t)st);
+#endif
 	switch (__dcsim_htm_hw_backend) {
 	case DCSIM_HTM_BACKEND_X86_RTM:
 	case DCSIM_HTM_BACKEND_SIM:
@@ -292,6 +314,11 @@ dcsim_htm_status_t dcsim_htm_begin(void)
 {
 	dcsim_htm_status_t st;
 
+#if DCSIM_CHECK
+	/* Explorer threads (and, refusing, anyone under DCSIM_HTM=sim). */
+	if (__dcsim_htm_sim_owns_thread())
+		return __dcsim_htm_sim_begin_nojmp();
+#endif
 	if (unlikely(!__atomic_load_n(&htm_live, __ATOMIC_RELAXED)))
 		return DCSIM_HTM_DISABLED;
 	__dcsim_stat_inc(DCSIM_STAT_HTM_ATTEMPTS);
@@ -313,6 +340,12 @@ void dcsim_htm_count_commit(void)
  */
 bool dcsim_htm_test(void)
 {
+#if DCSIM_CHECK
+	if (dcsim_htm_sim_in_txn())
+		return true;
+	if (__dcsim_htm_sim_owns_thread())
+		return false;
+#endif
 	if (!__atomic_load_n(&htm_live, __ATOMIC_RELAXED) || !htm_info.cpu_has_htm)
 		return false;
 	return __dcsim_htm_hw_test();

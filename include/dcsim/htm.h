@@ -37,6 +37,10 @@
 #include <dcsim/compiler.h>
 #include <dcsim/config.h>
 
+#if DCSIM_CHECK
+#include <setjmp.h>
+#endif
+
 typedef uint64_t dcsim_htm_status_t;
 
 #define DCSIM_HTM_STARTED	(~(dcsim_htm_status_t)0)
@@ -149,6 +153,64 @@ DCSIM_API void dcsim_htm_get_info(struct dcsim_htm_info *info);
 DCSIM_API bool dcsim_htm_sim_in_txn(void);
 DCSIM_API __attribute__((noreturn)) void dcsim_htm_sim_abort(uint8_t code);
 DCSIM_API void dcsim_htm_sim_end(void);
+
+/*
+ * The simulated backend (check build).  A simulated status has the x86 RTM
+ * layout in its low 32 bits and DCSIM_HTM_SIM_MARK above them, so that
+ * dcsim_htm_decode() recognises it whatever hardware backend was compiled.
+ */
+#define DCSIM_HTM_SIM_MARK		((dcsim_htm_status_t)1 << 32)
+#define DCSIM_HTM_SIM_STATUS(st)	(((st) >> 32) == 1)
+
+/**
+ * dcsim_htm_sim_select() - route every dcsim_htm_begin() of threads that are
+ * not explorer threads to the simulated backend too (also DCSIM_HTM=sim).
+ * Such a begin refuses to run: it prints why and aborts the process, since
+ * a simulated transaction is only atomic when one thread runs at a time.
+ */
+DCSIM_API void dcsim_htm_sim_select(bool on);
+DCSIM_API bool dcsim_htm_sim_selected(void);
+
+/*
+ * Internal to the dcsim_htm_begin() macro below.  __dcsim_htm_sim_prepare()
+ * returns the calling logical thread's jump buffer when a new simulated
+ * transaction is to start (it is a schedule point), NULL when the ordinary
+ * function must decide (hardware, HTM off, or a nested begin).
+ */
+DCSIM_API jmp_buf *__dcsim_htm_sim_prepare(const char *func, int line);
+DCSIM_API dcsim_htm_status_t __dcsim_htm_sim_start(void *frame);
+DCSIM_API dcsim_htm_status_t __dcsim_htm_sim_resume(void);
+/* For src/htm.c: the check-build decisions inside the exported functions. */
+DCSIM_API bool __dcsim_htm_sim_owns_thread(void);
+DCSIM_API dcsim_htm_status_t __dcsim_htm_sim_begin_nojmp(void);
+DCSIM_API bool __dcsim_htm_sim_live(void);
+
+/*
+ * dcsim_htm_begin() in the check build.  Hardware returns from XBEGIN a
+ * second time on abort with every store undone; the simulation gets the
+ * second return from setjmp(), which must therefore be called in the frame
+ * of the code that begins the transaction: hence a macro.  Two rules follow
+ * that hardware does not impose: the function that begins a transaction
+ * must not return before it ends (its frame is the jump target), and the
+ * transaction body must not change local variables that the abort path
+ * reads (setjmp restores registers, not the stack; shared memory written
+ * through <dcsim/atomic.h> is rolled back exactly).  Callers in the library
+ * keep both; -Wclobbered is off in the check build because it cannot tell.
+ * (dcsim_htm_begin)() is the exported function, used when the macro
+ * decides that no simulated transaction is to start.
+ */
+#define dcsim_htm_begin() __extension__ ({					\
+	dcsim_htm_status_t __dcsim_hst;						\
+	jmp_buf *__dcsim_jb = __dcsim_htm_sim_prepare(__func__, __LINE__);	\
+	if (!__dcsim_jb)							\
+		__dcsim_hst = (dcsim_htm_begin)();				\
+	else if (setjmp(*__dcsim_jb) == 0)					\
+		__dcsim_hst = __dcsim_htm_sim_start(__builtin_frame_address(0)); \
+	else									\
+		__dcsim_hst = __dcsim_htm_sim_resume();				\
+	__dcsim_hst;								\
+})
+
 #define __dcsim_htm_sim_abort_if_active(code)					\
 	do {									\
 		if (dcsim_htm_sim_in_txn())					\

@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef DCSIM_EXPLORE_H
+#define DCSIM_EXPLORE_H
+
+/*
+ * The deterministic interleaving explorer (check build only).
+ *
+ * A scenario is K logical threads, each a function run on its own pthread.
+ * Only one logical thread runs at a time: every shared access made through
+ * <dcsim/atomic.h> (and so every lock operation and every RCU read-side
+ * boundary) is a schedule point at which the explorer picks who runs next.
+ * Because the choice is the only source of nondeterminism, an execution is
+ * a pure function of its schedule, and a schedule is a pure function of a
+ * 64-bit seed (random walk and PCT) or of a recorded decision list (any
+ * mode).  A failure prints both, with the scenario name and the last steps
+ * of the interleaving, and either can be fed back through the environment
+ * to replay exactly that execution:
+ *
+ *	DCSIM_EXPLORE_SCENARIO=name   run only scenarios of that name
+ *	DCSIM_EXPLORE_SEED=0x...      run one execution with that seed
+ *	DCSIM_EXPLORE_SCHEDULE=0*12,1*3,...  force the thread choices
+ *	DCSIM_EXPLORE_MODE=random|pct|dfs   DCSIM_EXPLORE_ITERS=N
+ *	DCSIM_EXPLORE_TRACE=N         steps of interleaving printed on failure
+ *	DCSIM_EXPLORE_SCALE=N         multiply every scenario's iterations (soak)
+ *
+ * Modes:
+ *  - random: at each schedule point a uniformly random runnable thread;
+ *  - pct: probabilistic concurrency testing (Burckhardt et al., ASPLOS'10):
+ *    random distinct thread priorities, d-1 random priority change points,
+ *    always run the highest-priority runnable thread.  Finds any bug of
+ *    depth d with probability >= 1/(n k^(d-1)) per execution;
+ *  - dfs: every schedule with at most preemption_bound preemptions, in
+ *    depth-first order (for tiny scenarios; "exhausted" reports completion).
+ *
+ * Spinning: a thread that calls dcsim_cpu_relax() twice with no write by
+ * another thread in between is blocked until another thread writes; if no
+ * thread can run, the execution fails as a deadlock (or a livelock, if
+ * max_steps is exceeded first).
+ *
+ * HTM: in explored executions dcsim_htm_begin() runs the simulated backend
+ * (opts.htm): a transaction has no schedule point inside, so it is atomic
+ * with respect to the other logical threads; aborts can be injected at
+ * begin, before any access inside and at end, with a random cause; an abort
+ * rolls back every store made through <dcsim/atomic.h> since begin and
+ * resumes at begin with an x86 RTM style status.
+ *
+ * RCU: while an exploration runs, dcsim_call_rcu() callbacks are queued and
+ * run at quiescence, after the scenario's check, where a grace period has
+ * trivially elapsed.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <dcsim/compiler.h>
+#include <dcsim/config.h>
+
+#define DCSIM_EXPLORE_MAX_THREADS	8
+
+enum dcsim_explore_mode {
+	DCSIM_EXPLORE_RANDOM,
+	DCSIM_EXPLORE_PCT,
+	DCSIM_EXPLORE_DFS,
+};
+
+enum dcsim_explore_htm {
+	DCSIM_EXPLORE_HTM_OFF,		/* dcsim_htm_begin() returns DCSIM_HTM_DISABLED */
+	DCSIM_EXPLORE_HTM_COMMIT,	/* simulated; never injects an abort */
+	DCSIM_EXPLORE_HTM_ABORTS,	/* simulated; injects aborts (abort_permille) */
+};
+
+struct dcsim_explore_opts {
+	enum dcsim_explore_mode mode;
+	uint64_t seed;			/* base seed; execution i uses a seed derived from it */
+	unsigned long iterations;	/* executions (dfs: upper bound) */
+	unsigned int pct_depth;		/* PCT d: bug depth searched for (>= 1) */
+	unsigned int preemption_bound;	/* dfs */
+	unsigned long max_steps;	/* schedule points per execution before "livelock" */
+	enum dcsim_explore_htm htm;
+	unsigned int abort_permille;	/* per begin/access/end, for HTM_ABORTS */
+	bool keep_going;		/* count failures instead of stopping at the first */
+	bool quiet;			/* no failure report on stderr (tests of the explorer) */
+};
+
+/**
+ * struct dcsim_scenario - what the explorer runs.
+ * @name:     printed in failure reports and matched by DCSIM_EXPLORE_SCENARIO
+ * @nthreads: logical threads, 1..DCSIM_EXPLORE_MAX_THREADS
+ * @setup:    builds the shared state before each execution (controller thread,
+ *            no schedule points); returns it, or NULL for failure
+ * @thread:   body of logical thread @tid
+ * @check:    at quiescence (all threads done, RCU callbacks still queued);
+ *            report problems with dcsim_explore_fail(); may be NULL
+ * @teardown: frees the state after the queued RCU callbacks ran; may be NULL
+ * @arg:      passed to @setup
+ */
+struct dcsim_scenario {
+	const char *name;
+	unsigned int nthreads;
+	void *(*setup)(void *arg);
+	void (*thread)(void *state, unsigned int tid);
+	void (*check)(void *state);
+	void (*teardown)(void *state);
+	void *arg;
+};
+
+struct dcsim_explore_result {
+	unsigned long executions;	/* executions run */
+	unsigned long failures;
+	unsigned long first_failure;	/* 1-based execution number; 0 if none */
+	uint64_t failure_seed;		/* seed of the first failing execution */
+	unsigned long steps;		/* schedule points, all executions */
+	unsigned long max_steps_seen;
+	unsigned long htm_commits, htm_aborts;	/* simulated transactions */
+	bool exhausted;			/* dfs: every schedule within the bound ran */
+	bool skipped;			/* DCSIM_EXPLORE_SCENARIO named another scenario */
+	char failure[256];		/* first failure message */
+};
+
+/**
+ * dcsim_explore_opts_init() - defaults: random walk, seed from
+ * DCSIM_EXPLORE_SEED or a fixed value, 1000 iterations, PCT depth 3,
+ * preemption bound 2, 200000 steps, HTM off, 20 per mille aborts.
+ */
+DCSIM_API void dcsim_explore_opts_init(struct dcsim_explore_opts *opts);
+
+/**
+ * dcsim_explore_run() - explore @sc under @opts (environment overrides apply).
+ * Return: 0 if no execution failed, 1 if one did, -errno on bad arguments.
+ * @res may be NULL.  Not reentrant: one exploration per process at a time.
+ */
+DCSIM_API int dcsim_explore_run(const struct dcsim_scenario *sc,
+				const struct dcsim_explore_opts *opts,
+				struct dcsim_explore_result *res);
+
+/**
+ * dcsim_explore_fail() - report a failure of the current execution.
+ *
+ * From @check (or setup/teardown) it records the failure.  From a logical
+ * thread it also abandons the execution: the calling thread never returns,
+ * and the other threads are parked for good, so that a broken state is not
+ * run further.
+ */
+DCSIM_API void dcsim_explore_fail(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
+#define dcsim_explore_assert(cond) do {						\
+	if (dcsim_unlikely(!(cond)))						\
+		dcsim_explore_fail("%s:%d: assertion failed: %s",		\
+				   __FILE__, __LINE__, #cond);			\
+} while (0)
+
+/** dcsim_explore_self() - logical thread id of the caller, or -1. */
+DCSIM_API int dcsim_explore_self(void);
+
+/** dcsim_explore_yield() - an explicit schedule point, for user scenarios. */
+DCSIM_API void dcsim_explore_yield(void);
+
+/** dcsim_explore_mode_name() - "random", "pct" or "dfs". */
+DCSIM_API const char *dcsim_explore_mode_name(enum dcsim_explore_mode mode);
+
+/** dcsim_explore_scale() - DCSIM_EXPLORE_SCALE (default 1): soak multiplier. */
+DCSIM_API unsigned long dcsim_explore_scale(void);
+
+#endif /* DCSIM_EXPLORE_H */

@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The simulated HTM backend of the check build.
+ *
+ * A simulated transaction runs on an explorer thread.  Atomicity comes from
+ * the explorer: dcsim_sched_point() never gives the baton away while the
+ * thread is inside a transaction, so no other logical thread runs between
+ * begin and end.  What remains to simulate is failure:
+ *
+ *  - every store and read-modify-write made through <dcsim/atomic.h> inside
+ *    the transaction first saves the bytes it will overwrite (its schedule
+ *    point comes before the access), so an abort can put them back, newest
+ *    first, leaving memory exactly as it was at begin;
+ *  - an abort then longjmp()s to the setjmp() of the dcsim_htm_begin()
+ *    macro, which returns a second time with an RTM-layout status, as XBEGIN
+ *    does;
+ *  - the explorer may inject an abort at begin, before any access inside
+ *    and at end (DCSIM_EXPLORE_HTM_ABORTS), with the causes hardware gives;
+ *    spinning inside a transaction aborts with a conflict (the thread it
+ *    waits for cannot run until we leave), and a store footprint over
+ *    SIM_UNDO_MAX aborts for capacity.
+ *
+ * Accounting: the attempt is counted before the transaction starts and
+ * the abort after the rollback, like the hardware path in src/htm.c, in the
+ * same per-thread statistics.
+ *
+ * Outside the explorer a simulated transaction would not be atomic, so the
+ * backend refuses to run there (sim_refuse()).
+ */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <dcsim/htm.h>
+#include <dcsim/stats.h>
+
+#include "../thread.h"
+#include "check.h"
+
+static bool sim_selected;
+
+void dcsim_htm_sim_select(bool on)
+{
+	__atomic_store_n(&sim_selected, on, __ATOMIC_RELAXED);
+}
+
+bool dcsim_htm_sim_selected(void)
+{
+	return __atomic_load_n(&sim_selected, __ATOMIC_RELAXED);
+}
+
+static __attribute__((noreturn)) void sim_refuse(const char *what)
+{
+	fprintf(stderr,
+		"dcsim: %s: the simulated HTM backend runs only on threads of the "
+		"deterministic explorer (dcsim_explore_run()), where one logical thread "
+		"runs at a time; with free-running threads its transactions would not "
+		"be atomic. Outside the explorer use DCSIM_HTM=auto, off or force.\n", what);
+	abort();
+}
+
+bool __dcsim_htm_sim_owns_thread(void)
+{
+	return __dcsim_check_self || dcsim_htm_sim_selected();
+}
+
+bool __dcsim_htm_sim_live(void)
+{
+	/* Under DCSIM_HTM=sim a non-explorer thread is told "live" so that it tries, and is refused. */
+	return __dcsim_check_self ? __dcsim_check_htm_on() : true;
+}
+
+bool dcsim_htm_sim_in_txn(void)
+{
+	struct lthread *lt = __dcsim_check_self;
+
+	return lt && lt->txn.active;
+}
+
+void __dcsim_htm_sim_reset(struct lthread *lt)
+{
+	lt->txn.active = false;
+	lt->txn.depth = 0;
+	lt->txn.nlog = 0;
+	lt->txn.frame = NULL;
+	lt->txn.status = 0;
+}
+
+static void count_abort(dcsim_htm_status_t st)
+{
+	struct dcsim_htm_abort a = dcsim_htm_decode(st);
+	struct dcsim_thread *t = __dcsim_thread();
+
+	__dcsim_counter_add(&t->stats.v[DCSIM_STAT_HTM_ABORTS], 1);
+	__dcsim_counter_add(&t->stats.v[DCSIM_STAT_HTM_ABORT_FIRST + a.cause], 1);
+	if (a.cause == DCSIM_HTM_CAUSE_EXPLICIT)
+		__dcsim_counter_add(&t->stats.htm_explicit_code[a.code], 1);
+	__dcsim_check_note_htm(false, st);
+}
+
+jmp_buf *__dcsim_htm_sim_prepare(const char *func, int line)
+{
+	struct lthread *lt = __dcsim_check_self;
+
+	if (!lt) {
+		if (dcsim_htm_sim_selected())
+			sim_refuse("dcsim_htm_begin() under DCSIM_HTM=sim");
+		return NULL;
+	}
+	if (lt->txn.active || !__dcsim_check_htm_on())
+		return NULL;
+	/* Other threads may run up to the begin; nobody runs inside. */
+	__dcsim_check_schedule(lt, DCSIM_ACC_FENCE, NULL, 0, func, line);
+	return &lt->txn.env;
+}
+
+dcsim_htm_status_t __dcsim_htm_sim_start(void *frame)
+{
+	struct lthread *lt = __dcsim_check_self;
+	dcsim_htm_status_t st;
+
+	if (!lt)
+		sim_refuse("simulated transaction begin");
+	__dcsim_stat_inc(DCSIM_STAT_HTM_ATTEMPTS);
+	st = __dcsim_check_inject(lt, "htm begin");
+	if (st) {
+		/* Aborted at begin: nothing to undo, resume with the status. */
+		count_abort(st);
+		return st;
+	}
+	lt->txn.active = true;
+	lt->txn.depth = 1;
+	lt->txn.nlog = 0;
+	lt->txn.frame = frame;
+	return DCSIM_HTM_STARTED;
+}
+
+dcsim_htm_status_t __dcsim_htm_sim_resume(void)
+{
+	struct lthread *lt = __dcsim_check_self;
+
+	count_abort(lt->txn.status);
+	return lt->txn.status;
+}
+
+/*
+ * Roll back and resume at begin.  noinline, so that its frame is below the
+ * one that called setjmp() whenever that frame is still live.
+ */
+static __attribute__((noreturn, noinline)) void sim_do_abort(struct lthread *lt,
+							     dcsim_htm_status_t st)
+{
+	struct sim_txn *tx = &lt->txn;
+
+	for (unsigned int i = tx->nlog; i-- > 0;)
+		memcpy(tx->log[i].addr, tx->log[i].old, tx->log[i].size);
+	tx->nlog = 0;
+	tx->active = false;
+	tx->depth = 0;
+	tx->status = st;
+	if ((char *)__builtin_frame_address(0) >= (char *)tx->frame) {
+		fputs("dcsim: a simulated transaction outlived the function that began it; "
+		      "in the check build dcsim_htm_begin() and dcsim_htm_end() must be in "
+		      "the same function invocation\n", stderr);
+		abort();
+	}
+	longjmp(tx->env, 1);
+}
+
+dcsim_htm_status_t __dcsim_htm_sim_begin_nojmp(void)
+{
+	struct lthread *lt = __dcsim_check_self;
+	dcsim_htm_status_t st;
+
+	if (!lt)
+		sim_refuse("dcsim_htm_begin() under DCSIM_HTM=sim");
+	if (lt->txn.active) {
+		/* Flat nesting, as RTM: only the outermost begin/end count. */
+		if (lt->txn.depth >= SIM_NEST_MAX)
+			sim_do_abort(lt, DCSIM_HTM_SIM_MARK | DCSIM_HTM_X86_NESTED);
+		lt->txn.depth++;
+		return DCSIM_HTM_STARTED;
+	}
+	if (!__dcsim_check_htm_on())
+		return DCSIM_HTM_DISABLED;
+	/*
+	 * Reached without the macro (a function pointer to dcsim_htm_begin):
+	 * there is no frame to resume in, so the transaction aborts at once,
+	 * which hardware is always allowed to do.
+	 */
+	__dcsim_stat_inc(DCSIM_STAT_HTM_ATTEMPTS);
+	st = DCSIM_HTM_SIM_MARK;
+	count_abort(st);
+	return st;
+}
+
+void dcsim_htm_sim_abort(uint8_t code)
+{
+	struct lthread *lt = __dcsim_check_self;
+
+	if (!lt || !lt->txn.active)
+		sim_refuse("dcsim_htm_sim_abort() outside a simulated transaction");
+	/* XABORT: bit 0 and the code in bits 31:24; the retry bit stays clear. */
+	sim_do_abort(lt, DCSIM_HTM_SIM_MARK | DCSIM_HTM_X86_EXPLICIT |
+		     ((dcsim_htm_status_t)code << 24));
+}
+
+void dcsim_htm_sim_end(void)
+{
+	struct lthread *lt = __dcsim_check_self;
+	dcsim_htm_status_t st;
+
+	if (!lt || !lt->txn.active)
+		sim_refuse("dcsim_htm_end() outside a simulated transaction");
+	if (lt->txn.depth > 1) {
+		lt->txn.depth--;
+		return;
+	}
+	st = __dcsim_check_inject(lt, "htm end");
+	if (st)
+		sim_do_abort(lt, st);
+	lt->txn.active = false;
+	lt->txn.depth = 0;
+	/* The stores are now visible: spinners may be woken at our next point. */
+	if (lt->txn.nlog)
+		lt->pending_write = true;
+	lt->txn.nlog = 0;
+	__dcsim_stat_inc(DCSIM_STAT_HTM_COMMITS);
+	__dcsim_check_note_htm(true, 0);
+	__dcsim_check_trace_txn(lt, DCSIM_ACC_FENCE, NULL, 0, "htm commit", 0);
+}
+
+void __dcsim_htm_sim_access(struct lthread *lt, enum dcsim_access acc,
+			    const volatile void *addr, unsigned int size,
+			    const char *func, int line)
+{
+	struct sim_txn *tx = &lt->txn;
+	dcsim_htm_status_t st;
+
+	__dcsim_check_trace_txn(lt, acc, addr, size, func, line);
+	st = __dcsim_check_inject(lt, func);
+	if (st)
+		sim_do_abort(lt, st);
+	if (acc == DCSIM_ACC_SPIN)
+		sim_do_abort(lt, DCSIM_HTM_SIM_MARK | DCSIM_HTM_X86_CONFLICT | DCSIM_HTM_X86_RETRY);
+	if (acc != DCSIM_ACC_STORE && acc != DCSIM_ACC_RMW)
+		return;
+	if (tx->nlog == SIM_UNDO_MAX || size > SIM_UNDO_BYTES)
+		sim_do_abort(lt, DCSIM_HTM_SIM_MARK | DCSIM_HTM_X86_CAPACITY);
+	tx->log[tx->nlog].addr = (void *)(uintptr_t)addr;
+	tx->log[tx->nlog].size = size;
+	memcpy(tx->log[tx->nlog].old, (const void *)(uintptr_t)addr, size);
+	tx->nlog++;
+}

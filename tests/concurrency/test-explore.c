@@ -1,0 +1,574 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The explorer and the simulated HTM on primitives (check build): the
+ * scheduler finds textbook races, deadlocks and lost updates in each mode;
+ * a failure replays from its seed; correct lock, lockref and transactional
+ * code survives exhaustive bounded search; simulated transactions are
+ * atomic, roll back every store on any abort and resume at begin with an
+ * RTM status; and the simulated backend refuses to run outside the explorer.
+ */
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <dcsim/atomic.h>
+#include <dcsim/explore.h>
+#include <dcsim/htm.h>
+#include <dcsim/lockref.h>
+#include <dcsim/spinlock.h>
+#include <dcsim/stats.h>
+
+struct shared {
+	dcsim_spinlock_t lock, lock2;
+	struct dcsim_lockref ref;
+	int x, y;
+	int killed, got;
+	int variant;
+	int pv[DCSIM_EXPLORE_MAX_THREADS][2];	/* private to each thread */
+};
+
+static void *setup_shared(void *arg)
+{
+	struct shared *s = calloc(1, sizeof(*s));
+
+	assert_non_null(s);
+	s->variant = (int)(intptr_t)arg;
+	return s;
+}
+
+static void teardown_shared(void *state)
+{
+	free(state);
+}
+
+static struct dcsim_explore_opts opts_for(enum dcsim_explore_mode mode, unsigned long iters)
+{
+	struct dcsim_explore_opts o;
+
+	dcsim_explore_opts_init(&o);
+	o.mode = mode;
+	o.iterations = iters;
+	o.quiet = getenv("DCSIM_TEST_VERBOSE") == NULL;
+	return o;
+}
+
+/* ---- a lost update: the explorer must find it in every mode ---- */
+
+static void racy_inc(void *state, unsigned int tid)
+{
+	struct shared *s = state;
+	int v = DCSIM_READ_ONCE(s->x);
+
+	(void)tid;
+	DCSIM_WRITE_ONCE(s->x, v + 1);
+}
+
+static void check_two(void *state)
+{
+	struct shared *s = state;
+
+	if (s->x != 2)
+		dcsim_explore_fail("lost update: x = %d, want 2", s->x);
+}
+
+static const struct dcsim_scenario racy = {
+	.name = "racy-increment", .nthreads = 2, .setup = setup_shared,
+	.thread = racy_inc, .check = check_two, .teardown = teardown_shared,
+};
+
+static void test_finds_lost_update(void **unused)
+{
+	static const enum dcsim_explore_mode modes[] = {
+		DCSIM_EXPLORE_RANDOM, DCSIM_EXPLORE_PCT, DCSIM_EXPLORE_DFS,
+	};
+	(void)unused;
+
+	for (size_t i = 0; i < DCSIM_ARRAY_SIZE(modes); i++) {
+		struct dcsim_explore_opts o = opts_for(modes[i], 200);
+		struct dcsim_explore_result r;
+
+		o.preemption_bound = 1;
+		assert_int_equal(dcsim_explore_run(&racy, &o, &r), 1);
+		assert_int_equal(r.failures, 1);
+		assert_non_null(strstr(r.failure, "lost update"));
+		printf("# racy-increment: %s caught it after %lu executions\n",
+		       dcsim_explore_mode_name(modes[i]), r.first_failure);
+	}
+}
+
+/* The seed printed for a failure replays exactly that failure. */
+static void test_replay_from_seed(void **unused)
+{
+	struct dcsim_explore_opts o = opts_for(DCSIM_EXPLORE_RANDOM, 200);
+	struct dcsim_explore_result r, again;
+	char buf[32];
+	(void)unused;
+
+	assert_int_equal(dcsim_explore_run(&racy, &o, &r), 1);
+	snprintf(buf, sizeof(buf), "%#llx", (unsigned long long)r.failure_seed);
+	setenv("DCSIM_EXPLORE_SEED", buf, 1);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(dcsim_explore_run(&racy, &o, &again), 1);
+		assert_int_equal(again.executions, 1);
+		assert_int_equal(again.failure_seed, r.failure_seed);
+	}
+	unsetenv("DCSIM_EXPLORE_SEED");
+	/* And a forced schedule that serialises the threads passes. */
+	setenv("DCSIM_EXPLORE_SCHEDULE", "0*3,1*3", 1);
+	o.iterations = 1;
+	assert_int_equal(dcsim_explore_run(&racy, &o, &again), 0);
+	unsetenv("DCSIM_EXPLORE_SCHEDULE");
+}
+
+/* ---- correct code: exhaustive bounded search finds nothing ---- */
+
+static void locked_inc(void *state, unsigned int tid)
+{
+	struct shared *s = state;
+
+	(void)tid;
+	dcsim_spin_lock(&s->lock);
+	DCSIM_WRITE_ONCE(s->x, DCSIM_READ_ONCE(s->x) + 1);
+	dcsim_spin_unlock(&s->lock);
+}
+
+static void check_three(void *state)
+{
+	struct shared *s = state;
+
+	if (s->x != 3)
+		dcsim_explore_fail("x = %d, want 3", s->x);
+	if (!dcsim_spin_value_unlocked(s->lock))
+		dcsim_explore_fail("lock left held");
+}
+
+static void test_spinlock_exhaustive(void **unused)
+{
+	const struct dcsim_scenario sc = {
+		.name = "spinlock-3", .nthreads = 3, .setup = setup_shared,
+		.thread = locked_inc, .check = check_three, .teardown = teardown_shared,
+	};
+	struct dcsim_explore_opts o = opts_for(DCSIM_EXPLORE_DFS, 1000000);
+	struct dcsim_explore_result r;
+	(void)unused;
+
+	o.preemption_bound = 2;
+	assert_int_equal(dcsim_explore_run(&sc, &o, &r), 0);
+	assert_true(r.exhausted);
+	printf("# spinlock-3: dfs bound 2 exhausted %lu schedules\n", r.executions);
+	o = opts_for(DCSIM_EXPLORE_PCT, 300);
+	assert_int_equal(dcsim_explore_run(&sc, &o, &r), 0);
+}
+
+/* ---- deadlocks ---- */
+
+static void leak_lock(void *state, unsigned int tid)
+{
+	struct shared *s = state;
+
+	dcsim_spin_lock(&s->lock);
+	if (tid == 1)
+		dcsim_spin_unlock(&s->lock);
+}
+
+static void abba(void *state, unsigned int tid)
+{
+	struct shared *s = state;
+	dcsim_spinlock_t *a = tid ? &s->lock2 : &s->lock;
+	dcsim_spinlock_t *b = tid ? &s->lock : &s->lock2;
+
+	dcsim_spin_lock(a);
+	dcsim_spin_lock(b);
+	dcsim_spin_unlock(b);
+	dcsim_spin_unlock(a);
+}
+
+static void test_deadlocks(void **unused)
+{
+	const struct dcsim_scenario leak = {
+		.name = "leaked-lock", .nthreads = 2, .setup = setup_shared,
+		.thread = leak_lock, .teardown = teardown_shared,
+	};
+	const struct dcsim_scenario ab = {
+		.name = "abba", .nthreads = 2, .setup = setup_shared,
+		.thread = abba, .teardown = teardown_shared,
+	};
+	struct dcsim_explore_opts o = opts_for(DCSIM_EXPLORE_RANDOM, 500);
+	struct dcsim_explore_result r;
+	(void)unused;
+
+	assert_int_equal(dcsim_explore_run(&leak, &o, &r), 1);
+	assert_non_null(strstr(r.failure, "deadlock"));
+	o.mode = DCSIM_EXPLORE_PCT;
+	assert_int_equal(dcsim_explore_run(&ab, &o, &r), 1);
+	assert_non_null(strstr(r.failure, "deadlock"));
+	printf("# abba: pct caught it after %lu executions\n", r.first_failure);
+	o.mode = DCSIM_EXPLORE_DFS;
+	o.preemption_bound = 1;
+	assert_int_equal(dcsim_explore_run(&ab, &o, &r), 1);
+	printf("# abba: dfs caught it after %lu executions\n", r.first_failure);
+}
+
+/* ---- lockref: final put vs get_not_dead vs get ---- */
+
+/*
+ * T0 drops the last reference and kills the object under the lock; T1 tries
+ * to revive it; T2 takes and drops a reference it got from T0 beforehand.
+ * At the end the count is dead exactly when T0 killed it, and a reviver
+ * never got a reference to a dead object.
+ */
+static void *setup_lockref(void *arg)
+{
+	struct shared *s = setup_shared(arg);
+
+	dcsim_lockref_init(&s->ref, 2);
+	return s;
+}
+
+static void lockref_thread(void *state, unsigned int tid)
+{
+	struct shared *s = state;
+
+	switch (tid) {
+	case 0:
+		if (!dcsim_lockref_put_or_lock(&s->ref)) {
+			dcsim_lockref_mark_dead(&s->ref);
+			DCSIM_WRITE_ONCE(s->killed, 1);
+			dcsim_spin_unlock(&s->ref.lock);
+		}
+		break;
+	case 1:
+		if (dcsim_lockref_get_not_dead(&s->ref)) {
+			DCSIM_WRITE_ONCE(s->got, 1);
+			if (DCSIM_READ_ONCE(s->killed))
+				dcsim_explore_fail("got a reference to a killed object");
+			if (!dcsim_lockref_put_or_lock(&s->ref)) {
+				dcsim_lockref_mark_dead(&s->ref);
+				DCSIM_WRITE_ONCE(s->killed, 1);
+				dcsim_spin_unlock(&s->ref.lock);
+			}
+		}
+		break;
+	case 2:
+		if (!dcsim_lockref_put_or_lock(&s->ref)) {
+			dcsim_lockref_mark_dead(&s->ref);
+			DCSIM_WRITE_ONCE(s->killed, 1);
+			dcsim_spin_unlock(&s->ref.lock);
+		}
+		break;
+	}
+}
+
+static void lockref_check(void *state)
+{
+	struct shared *s = state;
+
+	if (!s->killed || s->ref.count != DCSIM_LOCKREF_DEAD)
+		dcsim_explore_fail("killed=%d count=%d: every reference was dropped",
+				   s->killed, s->ref.count);
+	if (!dcsim_spin_value_unlocked(s->ref.lock))
+		dcsim_explore_fail("lock left held");
+}
+
+static void test_lockref_kill(void **unused)
+{
+	const struct dcsim_scenario sc = {
+		.name = "lockref-kill", .nthreads = 3, .setup = setup_lockref,
+		.thread = lockref_thread, .check = lockref_check, .teardown = teardown_shared,
+	};
+	struct dcsim_explore_opts o = opts_for(DCSIM_EXPLORE_DFS, 200000);
+	struct dcsim_explore_result r;
+	(void)unused;
+
+	o.preemption_bound = 2;
+	assert_int_equal(dcsim_explore_run(&sc, &o, &r), 0);
+	printf("# lockref-kill: dfs bound 2 ran %lu schedules, exhausted=%d\n",
+	       r.executions, r.exhausted);
+	o = opts_for(DCSIM_EXPLORE_RANDOM, 2000);
+	assert_int_equal(dcsim_explore_run(&sc, &o, &r), 0);
+}
+
+/* ---- a transactional put vs the lock, right and wrong ---- */
+
+/*
+ * Like the 2013 dput patch in miniature: a transaction decrements the count
+ * only if the lock is free (variant 0); the broken variant 1 skips that
+ * check, so its decrement can land inside a lock holder's read-modify-write.
+ */
+static void txn_put(struct shared *s)
+{
+	dcsim_htm_status_t st = dcsim_htm_begin();
+	int c;
+
+	if (st == DCSIM_HTM_STARTED) {
+		if (s->variant == 0 && !dcsim_spin_value_unlocked(s->ref.lock))
+			dcsim_htm_abort(0x11);
+		c = DCSIM_READ_ONCE(s->ref.count);
+		DCSIM_WRITE_ONCE(s->ref.count, c - 1);
+		dcsim_htm_end();
+		return;
+	}
+	dcsim_spin_lock(&s->ref.lock);
+	c = DCSIM_READ_ONCE(s->ref.count);
+	DCSIM_WRITE_ONCE(s->ref.count, c - 1);
+	dcsim_spin_unlock(&s->ref.lock);
+}
+
+static void *setup_txn(void *arg)
+{
+	struct shared *s = setup_shared(arg);
+
+	dcsim_lockref_init(&s->ref, 10);
+	return s;
+}
+
+static void txn_thread(void *state, unsigned int tid)
+{
+	struct shared *s = state;
+
+	if (tid == 0) {
+		/* Read the lock value inside the transaction, as the patch does. */
+		txn_put(s);
+		txn_put(s);
+	} else {
+		dcsim_spin_lock(&s->ref.lock);
+		int c = DCSIM_READ_ONCE(s->ref.count);
+
+		DCSIM_WRITE_ONCE(s->ref.count, c - 1);
+		dcsim_spin_unlock(&s->ref.lock);
+	}
+}
+
+static void txn_check(void *state)
+{
+	struct shared *s = state;
+
+	if (s->ref.count != 7)
+		dcsim_explore_fail("count %d, want 7: a decrement was lost", s->ref.count);
+}
+
+static void test_txn_counter(void **unused)
+{
+	static const enum dcsim_explore_htm htms[] = {
+		DCSIM_EXPLORE_HTM_OFF, DCSIM_EXPLORE_HTM_COMMIT, DCSIM_EXPLORE_HTM_ABORTS,
+	};
+	struct dcsim_scenario sc = {
+		.name = "txn-counter", .nthreads = 2, .setup = setup_txn,
+		.thread = txn_thread, .check = txn_check, .teardown = teardown_shared,
+		.arg = (void *)0,
+	};
+	struct dcsim_explore_result r;
+	(void)unused;
+
+	for (size_t i = 0; i < DCSIM_ARRAY_SIZE(htms); i++) {
+		struct dcsim_explore_opts o = opts_for(DCSIM_EXPLORE_RANDOM, 2000);
+
+		o.htm = htms[i];
+		o.abort_permille = 100;
+		assert_int_equal(dcsim_explore_run(&sc, &o, &r), 0);
+		if (htms[i] != DCSIM_EXPLORE_HTM_OFF)
+			assert_true(r.htm_commits > 0);
+		if (htms[i] == DCSIM_EXPLORE_HTM_ABORTS)
+			assert_true(r.htm_aborts > 0);
+		o.mode = DCSIM_EXPLORE_DFS;
+		o.preemption_bound = 2;
+		o.iterations = 100000;
+		assert_int_equal(dcsim_explore_run(&sc, &o, &r), 0);
+		assert_true(r.exhausted);
+	}
+
+	/* The broken variant: caught in every mode once transactions commit. */
+	sc.name = "txn-counter-no-lock-check";
+	sc.arg = (void *)1;
+	for (int mode = DCSIM_EXPLORE_RANDOM; mode <= DCSIM_EXPLORE_DFS; mode++) {
+		struct dcsim_explore_opts o = opts_for((enum dcsim_explore_mode)mode, 20000);
+
+		o.htm = DCSIM_EXPLORE_HTM_COMMIT;
+		assert_int_equal(dcsim_explore_run(&sc, &o, &r), 1);
+		printf("# txn-counter-no-lock-check: %s caught it after %lu executions\n",
+		       dcsim_explore_mode_name(o.mode), r.first_failure);
+	}
+}
+
+/* ---- simulated transactions: rollback, status, nesting, statistics ---- */
+
+static void sim_semantics(void *state, unsigned int tid)
+{
+	struct shared *s = state;
+	volatile int attempts = 0;
+	dcsim_htm_status_t st;
+	struct dcsim_htm_abort a;
+	struct dcsim_stats before, after;
+
+	(void)tid;
+	dcsim_stats_read_thread(&before);
+	DCSIM_WRITE_ONCE(s->x, 1);
+	dcsim_explore_assert(dcsim_htm_live());
+	st = dcsim_htm_begin();
+	attempts++;
+	if (st == DCSIM_HTM_STARTED) {
+		dcsim_explore_assert(dcsim_htm_test());
+		DCSIM_WRITE_ONCE(s->x, 5);
+		(void)dcsim_fetch_add(&s->y, 3);
+		/* A nested transaction flattens into this one. */
+		dcsim_explore_assert(dcsim_htm_begin() == DCSIM_HTM_STARTED);
+		DCSIM_WRITE_ONCE(s->x, 6);
+		dcsim_htm_end();
+		dcsim_htm_abort(0x42);
+		dcsim_explore_fail("execution continued after an explicit abort");
+	}
+	dcsim_explore_assert(attempts == 2);
+	dcsim_explore_assert(!dcsim_htm_test());
+	a = dcsim_htm_decode(st);
+	dcsim_explore_assert(a.cause == DCSIM_HTM_CAUSE_EXPLICIT && a.code == 0x42 && !a.retry);
+	dcsim_explore_assert((st & DCSIM_HTM_X86_EXPLICIT) && DCSIM_HTM_X86_CODE(st) == 0x42);
+	/* Every store inside was undone. */
+	dcsim_explore_assert(DCSIM_READ_ONCE(s->x) == 1 && DCSIM_READ_ONCE(s->y) == 0);
+
+	/* A committed transaction keeps its stores. */
+	st = dcsim_htm_begin();
+	if (st == DCSIM_HTM_STARTED) {
+		DCSIM_WRITE_ONCE(s->x, 9);
+		dcsim_htm_end();
+	}
+	dcsim_explore_assert(st == DCSIM_HTM_STARTED && DCSIM_READ_ONCE(s->x) == 9);
+	dcsim_stats_read_thread(&after);
+	dcsim_explore_assert(after.v[DCSIM_STAT_HTM_ATTEMPTS] - before.v[DCSIM_STAT_HTM_ATTEMPTS] == 2);
+	dcsim_explore_assert(after.v[DCSIM_STAT_HTM_COMMITS] - before.v[DCSIM_STAT_HTM_COMMITS] == 1);
+	dcsim_explore_assert(after.v[DCSIM_STAT_HTM_ABORTS] - before.v[DCSIM_STAT_HTM_ABORTS] == 1);
+	dcsim_explore_assert(after.htm_explicit_code[0x42] - before.htm_explicit_code[0x42] == 1);
+}
+
+static void sim_injected(void *state, unsigned int tid)
+{
+	struct shared *s = state;
+	int *x = &s->pv[tid][0], *y = &s->pv[tid][1];
+
+	for (int i = 0; i < 20; i++) {
+		int x0 = DCSIM_READ_ONCE(*x), y0 = DCSIM_READ_ONCE(*y);
+		dcsim_htm_status_t st = dcsim_htm_begin();
+
+		if (st == DCSIM_HTM_STARTED) {
+			DCSIM_WRITE_ONCE(*x, x0 + 1);
+			DCSIM_WRITE_ONCE(*y, y0 + 1);
+			(void)dcsim_fetch_add(&s->x, 1);	/* shared, atomic */
+			DCSIM_WRITE_ONCE(*x, x0 + 2);
+			dcsim_htm_end();
+			dcsim_explore_assert(DCSIM_READ_ONCE(*x) == x0 + 2);
+			dcsim_explore_assert(DCSIM_READ_ONCE(*y) == y0 + 1);
+		} else {
+			struct dcsim_htm_abort a = dcsim_htm_decode(st);
+
+			dcsim_explore_assert(a.cause != DCSIM_HTM_CAUSE_DISABLED);
+			dcsim_explore_assert(a.cause != DCSIM_HTM_CAUSE_EXPLICIT);
+			/* All or nothing. */
+			dcsim_explore_assert(DCSIM_READ_ONCE(*x) == x0 && DCSIM_READ_ONCE(*y) == y0);
+		}
+	}
+}
+
+/* The shared counter counts exactly the committed transactions. */
+static void sim_injected_check(void *state)
+{
+	struct shared *s = state;
+	int commits = s->pv[0][1] + s->pv[1][1];
+
+	if (s->x != commits)
+		dcsim_explore_fail("shared counter %d, but %d transactions committed", s->x, commits);
+}
+
+static void sim_off(void *state, unsigned int tid)
+{
+	(void)state;
+	(void)tid;
+	dcsim_explore_assert(!dcsim_htm_live());
+	dcsim_explore_assert(dcsim_htm_begin() == DCSIM_HTM_DISABLED);
+}
+
+static void test_sim_semantics(void **unused)
+{
+	struct dcsim_scenario sc = {
+		.name = "sim-semantics", .nthreads = 1, .setup = setup_shared,
+		.thread = sim_semantics, .teardown = teardown_shared,
+	};
+	struct dcsim_explore_opts o = opts_for(DCSIM_EXPLORE_RANDOM, 3);
+	struct dcsim_explore_result r;
+	(void)unused;
+
+	o.htm = DCSIM_EXPLORE_HTM_COMMIT;
+	o.quiet = false;
+	assert_int_equal(dcsim_explore_run(&sc, &o, &r), 0);
+
+	sc.name = "sim-injected";
+	sc.thread = sim_injected;
+	sc.nthreads = 2;
+	sc.check = sim_injected_check;
+	o.htm = DCSIM_EXPLORE_HTM_ABORTS;
+	o.abort_permille = 150;
+	o.iterations = 200;
+	assert_int_equal(dcsim_explore_run(&sc, &o, &r), 0);
+	assert_true(r.htm_aborts > 0 && r.htm_commits > 0);
+	printf("# sim-injected: %lu commits, %lu aborts\n", r.htm_commits, r.htm_aborts);
+
+	/* HTM off in the explorer: never hardware, even where RTM is live. */
+	sc.name = "sim-off";
+	sc.thread = sim_off;
+	sc.check = NULL;
+	o.htm = DCSIM_EXPLORE_HTM_OFF;
+	o.iterations = 2;
+	assert_int_equal(dcsim_explore_run(&sc, &o, &r), 0);
+}
+
+/* Outside the explorer the simulated backend refuses, loudly. */
+static void test_sim_refuses_outside(void **unused)
+{
+	int pipefd[2], status;
+	char buf[1024] = "";
+	ssize_t n, off = 0;
+	pid_t pid;
+	(void)unused;
+
+	assert_int_equal(pipe(pipefd), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		dup2(pipefd[1], 2);
+		dcsim_htm_sim_select(true);
+		(void)dcsim_htm_begin();
+		_exit(0);
+	}
+	close(pipefd[1]);
+	while ((n = read(pipefd[0], buf + off, sizeof(buf) - 1 - (size_t)off)) > 0)
+		off += n;
+	close(pipefd[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT);
+	assert_non_null(strstr(buf, "runs only on threads of the deterministic explorer"));
+	/* And ordinary threads of this process are unaffected. */
+	assert_false(dcsim_htm_sim_selected());
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_finds_lost_update),
+		cmocka_unit_test(test_replay_from_seed),
+		cmocka_unit_test(test_spinlock_exhaustive),
+		cmocka_unit_test(test_deadlocks),
+		cmocka_unit_test(test_lockref_kill),
+		cmocka_unit_test(test_txn_counter),
+		cmocka_unit_test(test_sim_semantics),
+		cmocka_unit_test(test_sim_refuses_outside),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
