@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef DCSIM_STRATEGY_H
+#define DCSIM_STRATEGY_H
+
+/*
+ * dput() strategies: how a reference is dropped.  Every cache uses one,
+ * chosen at creation.  Built in (docs/design.md compares them):
+ *
+ *   locked    pre-3.12: d_lock taken on every put
+ *   lockref   3.12: lockref_put_or_lock(), then the locked slow path
+ *   rtm       Linus' 2013 RTM patch on top of lockref
+ *   fast      fast_dput() as in Debian's 6.1 kernel (the default)
+ *   retain    the 6.8+ rework: lockless retain_dentry(), lock_for_kill()
+ *   fast-htm  fast with a transaction in front that also covers the final
+ *             put of a hashed LRU dentry (sets REFERENCED in the same txn)
+ *
+ * A strategy is a table of functions.  Users can register their own (a new
+ * fast-path idea) and every test suite that iterates the registry runs on it.
+ * A strategy's ->dput is only called with a non-NULL dentry of a live cache;
+ * it must drop exactly one reference, and it may use the building blocks
+ * below for everything but its fast path.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <dcsim/compiler.h>
+#include <dcsim/dentry.h>
+
+/* Explicit HTM abort codes used by the rtm and fast-htm strategies. */
+#define DCSIM_DCACHE_HTM_LOCKED		0x01	/* d_lock value was not unlocked */
+#define DCSIM_DCACHE_HTM_UNHASHED	0x02	/* final put of an unhashed dentry */
+#define DCSIM_DCACHE_HTM_NOLRU		0x03	/* not on the LRU yet: needs d_lru_add */
+#define DCSIM_DCACHE_HTM_KILL		0x04	/* DISCONNECTED or DONTCACHE: must die */
+#define DCSIM_DCACHE_HTM_BADCOUNT	0x05	/* count <= 0: misuse or dead */
+#define DCSIM_DCACHE_HTM_NOTREF		0x06	/* rtm only: REFERENCED not yet set */
+
+/* How the caller's reference was dropped (for the statistics). */
+enum dcsim_dput_path {
+	DCSIM_DPUT_PATH_CAS,		/* lockless cmpxchg, no d_lock */
+	DCSIM_DPUT_PATH_HTM,		/* inside a committed transaction */
+	DCSIM_DPUT_PATH_LOCKED,		/* a d_lock was taken */
+	DCSIM_DPUT_PATH_WARNED,		/* misuse: refused with a warning */
+};
+
+/* How a final put marks a retained dentry. */
+enum dcsim_retain_style {
+	/* 4.0+: the first final put adds it to the LRU, the next sets REFERENCED */
+	DCSIM_RETAIN_LRU_THEN_REFERENCED,
+	/* 3.x: every final put sets REFERENCED (and adds to the LRU if needed) */
+	DCSIM_RETAIN_ALWAYS_REFERENCED,
+};
+
+#define DCSIM_STRATEGY_USES_HTM		0x1u	/* run its tests with HTM on and off */
+
+struct dcsim_dput_strategy {
+	const char *name;		/* unique, e.g. "fast-htm" */
+	const char *description;	/* one line: what it models */
+	enum dcsim_dput_path (*dput)(struct dcsim_dentry *dentry);
+	enum dcsim_retain_style retain_style;
+	unsigned int flags;		/* DCSIM_STRATEGY_* */
+};
+
+#define DCSIM_MAX_STRATEGIES		32
+#define DCSIM_DEFAULT_STRATEGY		"fast"
+
+/**
+ * dcsim_strategy_register() - add @s (kept by pointer; must outlive its use).
+ * Return: 0, -EINVAL (no name or ->dput), -EEXIST (name taken), -ENOSPC.
+ */
+DCSIM_API int dcsim_strategy_register(const struct dcsim_dput_strategy *s);
+
+/** dcsim_strategy_lookup() - by name; NULL if none. */
+DCSIM_API const struct dcsim_dput_strategy *dcsim_strategy_lookup(const char *name);
+
+/** dcsim_strategy_count()/dcsim_strategy_get() - iterate, built-ins first. */
+DCSIM_API size_t dcsim_strategy_count(void);
+DCSIM_API const struct dcsim_dput_strategy *dcsim_strategy_get(size_t i);
+
+/**
+ * dcsim_strategy_from_env() - the strategy named by DCSIM_DPUT, or the
+ * default if it is unset or empty.
+ * Return: 0, or -EINVAL for an unknown name (a message listing the valid
+ * names goes to stderr and *out is left NULL).
+ */
+DCSIM_API int dcsim_strategy_from_env(const struct dcsim_dput_strategy **out);
+
+/* ---- building blocks for strategies ------------------------------------- */
+
+/** dcsim_d_lockref() - the dentry's lockref (d_lock + count). */
+DCSIM_API struct dcsim_lockref *dcsim_d_lockref(struct dcsim_dentry *dentry);
+
+/**
+ * dcsim_dput_locked_final() - the common slow path of the lockref-era dputs:
+ * entered with d_lock held and the caller's reference still counted (count
+ * >= 1, normally 1).  Drops it: decrements if others remain, else retains
+ * the dentry (retain_dentry(), in @style) or kills it and drops the parent
+ * reference, walking up.  Warns and unlocks if the count is <= 0.
+ * Return: with no lock held.
+ */
+DCSIM_API void dcsim_dput_locked_final(struct dcsim_dentry *dentry, enum dcsim_retain_style style);
+
+#endif /* DCSIM_STRATEGY_H */

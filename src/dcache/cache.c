@@ -1,0 +1,941 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The dentry cache model: dentries, the hash table, the LRU, and the
+ * operations that every dput strategy shares.  Models fs/dcache.c.
+ *
+ * Usage / Ordering (as at the top of fs/dcache.c):
+ *
+ * d_lock (dentry->d_lockref.lock) protects
+ *   - d_lockref.count (except the lockless cmpxchg of lockref, which only
+ *     succeeds when the lock half is seen unlocked, and the rtm/fast-htm
+ *     transactions, which abort when anybody takes the lock),
+ *   - d_flags, d_hash membership, d_lru membership,
+ *   - the dentry's own list of children (d_children) and the d_sib link of
+ *     each child (under the PARENT's d_lock).
+ * cache->lru_lock protects the LRU list (d_lru links of LRU entries).
+ * bucket->lock protects a hash chain; readers walk it under RCU only.
+ * cache->roots_lock protects the list of roots.
+ * A dentry on a private shrink list (DCACHE_SHRINK_LIST) is linked by d_lru
+ * into a list owned by one thread; other threads change it only under d_lock
+ * and never unlink it (they leave a killed "husk" for the owner to free).
+ *
+ * Lock order:
+ *   parent->d_lock
+ *     child->d_lock
+ *       cache->lru_lock, bucket->lock, cache->roots_lock (leaves)
+ * Going up (child held, parent wanted) is only ever a trylock; on failure
+ * the child is unlocked and the operation retried (dentry_kill()), or the
+ * locks are retaken in order (shrink_lock_dentry(), the retain strategy).
+ * The shrinker holds lru_lock and only trylocks d_lock.
+ *
+ * Memory: dentries are freed through dcsim_call_rcu() after the kill, so a
+ * lockless reader (RCU lookup, fast_dput after its count reached zero) may
+ * still look at a dead dentry, never at freed memory.
+ */
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dcache.h"
+
+_Static_assert(sizeof(struct dcsim_dentry) <= 192, "struct dcsim_dentry must fit 192 bytes");
+#if defined(__x86_64__)
+/* The lockref starts cache line 2, away from what RCU lookup reads. */
+_Static_assert(__builtin_offsetof(struct dcsim_dentry, d_lockref) == 128, "lockref placement");
+_Static_assert(__builtin_offsetof(struct dcsim_dentry, d_iname) + DCSIM_DNAME_INLINE_LEN <= 128,
+	       "lookup fields in cache lines 0-1");
+#endif
+
+/* ---- accessors ------------------------------------------------------------ */
+
+int32_t dcsim_d_count(const struct dcsim_dentry *d)
+{
+	return d_cnt((struct dcsim_dentry *)d);
+}
+
+uint32_t dcsim_d_flags(const struct dcsim_dentry *d)
+{
+	return d_flags_read((struct dcsim_dentry *)d);
+}
+
+bool dcsim_d_unhashed(const struct dcsim_dentry *d)
+{
+	return d_unhashed((struct dcsim_dentry *)d);
+}
+
+bool dcsim_d_is_negative(const struct dcsim_dentry *d)
+{
+	return (dcsim_d_flags(d) & DCSIM_DCACHE_ENTRY_TYPE) == DCSIM_DCACHE_MISS_TYPE;
+}
+
+bool dcsim_d_is_root(const struct dcsim_dentry *d)
+{
+	return IS_ROOT((struct dcsim_dentry *)d);
+}
+
+/* The name never changes while the dentry is reachable (no rename in the model). */
+const char *dcsim_d_name(const struct dcsim_dentry *d)
+{
+	return d->d_name;
+}
+
+uint64_t dcsim_d_id(const struct dcsim_dentry *d)
+{
+	return d->d_id;
+}
+
+struct dcsim_dentry *dcsim_d_parent(const struct dcsim_dentry *d)
+{
+	return READ_ONCE(((struct dcsim_dentry *)d)->d_parent);
+}
+
+struct dcsim_cache *dcsim_d_cache(const struct dcsim_dentry *d)
+{
+	return d->d_cache;
+}
+
+void *dcsim_d_fsdata(const struct dcsim_dentry *d)
+{
+	return READ_ONCE(((struct dcsim_dentry *)d)->d_fsdata);
+}
+
+void dcsim_d_set_fsdata(struct dcsim_dentry *d, void *data)
+{
+	WRITE_ONCE(d->d_fsdata, data);
+}
+
+struct dcsim_lockref *dcsim_d_lockref(struct dcsim_dentry *d)
+{
+	return &d->d_lockref;
+}
+
+/* ---- statistics ----------------------------------------------------------- */
+
+static const char *const stat_names[DCSIM_CS_NR] = {
+	[DCSIM_CS_DPUT] = "dput",
+	[DCSIM_CS_DPUT_LOCKED] = "dput_locked",
+	[DCSIM_CS_DPUT_CAS] = "dput_cas",
+	[DCSIM_CS_DPUT_HTM] = "dput_htm",
+	[DCSIM_CS_DPUT_WARN] = "dput_warn",
+	[DCSIM_CS_PARENT_PUT] = "parent_put",
+	[DCSIM_CS_KILL_RETRY] = "kill_retry",
+	[DCSIM_CS_HTM_ATTEMPT] = "htm_attempt",
+	[DCSIM_CS_HTM_COMMIT] = "htm_commit",
+	[DCSIM_CS_HTM_ABORT] = "htm_abort",
+	[DCSIM_CS_HTM_ABORT_LOCKED] = "htm_abort_locked",
+	[DCSIM_CS_HTM_ABORT_UNHASHED] = "htm_abort_unhashed",
+	[DCSIM_CS_HTM_ABORT_NOLRU] = "htm_abort_nolru",
+	[DCSIM_CS_HTM_ABORT_KILL] = "htm_abort_kill",
+	[DCSIM_CS_HTM_ABORT_BADCOUNT] = "htm_abort_badcount",
+	[DCSIM_CS_HTM_ABORT_NOTREF] = "htm_abort_notref",
+	[DCSIM_CS_HTM_ABORT_CONFLICT] = "htm_abort_conflict",
+	[DCSIM_CS_HTM_ABORT_CAPACITY] = "htm_abort_capacity",
+	[DCSIM_CS_HTM_ABORT_OTHER] = "htm_abort_other",
+	[DCSIM_CS_ALLOC] = "alloc",
+	[DCSIM_CS_KILL] = "kill",
+	[DCSIM_CS_FREE] = "free",
+	[DCSIM_CS_LOOKUP] = "lookup",
+	[DCSIM_CS_LOOKUP_HIT] = "lookup_hit",
+	[DCSIM_CS_LOOKUP_RETRY] = "lookup_retry",
+	[DCSIM_CS_LRU_ADD] = "lru_add",
+	[DCSIM_CS_LRU_DEL] = "lru_del",
+	[DCSIM_CS_PRUNE_SCAN] = "prune_scan",
+	[DCSIM_CS_PRUNE_ROTATE] = "prune_rotate",
+	[DCSIM_CS_NR_DENTRY] = "nr_dentry",
+	[DCSIM_CS_NR_HASHED] = "nr_hashed",
+	[DCSIM_CS_NR_LRU] = "nr_lru",
+};
+
+const char *dcsim_cache_stat_name(enum dcsim_cache_stat stat)
+{
+	if ((unsigned int)stat >= DCSIM_CS_NR)
+		return NULL;
+	return stat_names[stat];
+}
+
+void dcsim_cache_stats_read(const struct dcsim_cache *c, struct dcsim_cache_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (WARN_ON_ONCE(!dcache_alive(c)))
+		return;
+	for (unsigned int t = 0; t < DCSIM_MAX_THREADS; t++)
+		for (unsigned int s = 0; s < DCSIM_CS_NR; s++)
+			out->v[s] += (int64_t)__atomic_load_n(&c->pcpu[t].v[s], __ATOMIC_RELAXED);
+}
+
+void dcsim_cache_stats_reset(struct dcsim_cache *c)
+{
+	if (WARN_ON_ONCE(!dcache_alive(c)))
+		return;
+	/* Fold the gauges into slot 0 so that they survive the reset. */
+	struct dcsim_cache_stats sum;
+
+	dcsim_cache_stats_read(c, &sum);
+	for (unsigned int t = 0; t < DCSIM_MAX_THREADS; t++)
+		for (unsigned int s = 0; s < DCSIM_CS_NR; s++)
+			__atomic_store_n(&c->pcpu[t].v[s], 0, __ATOMIC_RELAXED);
+	for (unsigned int s = DCSIM_CS_NR_DENTRY; s < DCSIM_CS_NR; s++)
+		__atomic_store_n(&c->pcpu[0].v[s], (uint64_t)sum.v[s], __ATOMIC_RELAXED);
+}
+
+/* Called after dcsim_htm_begin() returned an abort status. */
+void dcache_count_htm_abort(struct dcsim_cache *c, dcsim_htm_status_t status)
+{
+	struct dcsim_htm_abort a;
+	enum dcsim_cache_stat s;
+
+	if (status == DCSIM_HTM_DISABLED)	/* policy changed under us: no attempt */
+		return;
+	a = dcsim_htm_decode(status);
+	dstat_inc(c, DCSIM_CS_HTM_ATTEMPT);
+	dstat_inc(c, DCSIM_CS_HTM_ABORT);
+	switch (a.cause) {
+	case DCSIM_HTM_CAUSE_EXPLICIT:
+		switch (a.code) {
+		case DCSIM_DCACHE_HTM_LOCKED:	s = DCSIM_CS_HTM_ABORT_LOCKED; break;
+		case DCSIM_DCACHE_HTM_UNHASHED:	s = DCSIM_CS_HTM_ABORT_UNHASHED; break;
+		case DCSIM_DCACHE_HTM_NOLRU:	s = DCSIM_CS_HTM_ABORT_NOLRU; break;
+		case DCSIM_DCACHE_HTM_KILL:	s = DCSIM_CS_HTM_ABORT_KILL; break;
+		case DCSIM_DCACHE_HTM_BADCOUNT:	s = DCSIM_CS_HTM_ABORT_BADCOUNT; break;
+		case DCSIM_DCACHE_HTM_NOTREF:	s = DCSIM_CS_HTM_ABORT_NOTREF; break;
+		default:			s = DCSIM_CS_HTM_ABORT_OTHER; break;
+		}
+		break;
+	case DCSIM_HTM_CAUSE_CONFLICT:	s = DCSIM_CS_HTM_ABORT_CONFLICT; break;
+	case DCSIM_HTM_CAUSE_CAPACITY:	s = DCSIM_CS_HTM_ABORT_CAPACITY; break;
+	default:			s = DCSIM_CS_HTM_ABORT_OTHER; break;
+	}
+	dstat_inc(c, s);
+}
+
+/* ---- cache lifetime ------------------------------------------------------- */
+
+/* Destroyed caches stay allocated (poisoned) so misuse is detectable. */
+static pthread_mutex_t graveyard_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct dcsim_cache *graveyard;
+
+struct dcsim_cache *dcsim_cache_create(const struct dcsim_cache_config *cfg)
+{
+	const struct dcsim_dput_strategy *s = cfg ? cfg->strategy : NULL;
+	unsigned int bits = cfg && cfg->hash_bits ? cfg->hash_bits : 10;
+	struct dcsim_cache *c;
+
+	if (bits > 24) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (!s && dcsim_strategy_from_env(&s)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (!s->dput) {
+		errno = EINVAL;
+		return NULL;
+	}
+	c = aligned_alloc(DCSIM_CACHELINE, sizeof(*c));
+	if (!c)
+		goto nomem;
+	memset(c, 0, sizeof(*c));
+	c->hash = calloc((size_t)1 << bits, sizeof(*c->hash));
+	c->pcpu = aligned_alloc(DCSIM_CACHELINE, sizeof(*c->pcpu) * DCSIM_MAX_THREADS);
+	if (!c->hash || !c->pcpu) {
+		free(c->hash);
+		free(c->pcpu);
+		free(c);
+		goto nomem;
+	}
+	memset(c->pcpu, 0, sizeof(*c->pcpu) * DCSIM_MAX_THREADS);
+	c->hash_mask = (1u << bits) - 1;
+	c->strategy = s;
+	c->retain_style = s->retain_style;
+	c->next_id = 1;
+	dcsim_spin_lock_init(&c->lru_lock);
+	dlist_init(&c->lru);
+	dcsim_spin_lock_init(&c->roots_lock);
+	c->roots = NULL;
+	/* Publish the initialised cache before anyone can see the pointer. */
+	smp_store_release(&c->magic, DCACHE_MAGIC_ALIVE);
+	return c;
+nomem:
+	errno = ENOMEM;
+	return NULL;
+}
+
+struct dcsim_cache *dcsim_cache_create_named(const char *name)
+{
+	struct dcsim_cache_config cfg = { 0 };
+
+	if (name) {
+		cfg.strategy = dcsim_strategy_lookup(name);
+		if (!cfg.strategy) {
+			fprintf(stderr, "dcsim: unknown dput strategy '%s'\n", name);
+			errno = EINVAL;
+			return NULL;
+		}
+	} else {
+		cfg.strategy = dcsim_strategy_lookup(DCSIM_DEFAULT_STRATEGY);
+	}
+	return dcsim_cache_create(&cfg);
+}
+
+bool dcsim_cache_alive(const struct dcsim_cache *c)
+{
+	return dcache_alive(c);
+}
+
+const struct dcsim_dput_strategy *dcsim_cache_strategy(const struct dcsim_cache *c)
+{
+	if (WARN_ON_ONCE(!dcache_alive(c)))
+		return NULL;
+	return c->strategy;
+}
+
+static unsigned long count_reachable(struct dcsim_cache *c);
+
+void dcsim_cache_destroy(struct dcsim_cache *c)
+{
+	unsigned long left;
+
+	if (!c)
+		return;
+	if (WARN_ON_ONCE(!dcache_alive(c)))
+		return;
+	dcsim_shrink_all(c);
+	left = count_reachable(c);
+	/* models the "Dentry still in use" report of shrink_dcache_for_umount() */
+	if (WARN_ON_ONCE(left != 0))
+		fprintf(stderr, "dcsim: cache destroyed with %lu dentries still in use; leaked\n",
+			left);
+	/* Every dentry_free() so far has queued a callback: let them all run. */
+	dcsim_rcu_barrier();
+	WRITE_ONCE(c->magic, DCACHE_MAGIC_DEAD);
+	free(c->pcpu);
+	c->pcpu = NULL;
+	if (!left) {
+		free(c->hash);
+		c->hash = NULL;
+	}
+	pthread_mutex_lock(&graveyard_lock);
+	c->grave_next = graveyard;
+	graveyard = c;
+	pthread_mutex_unlock(&graveyard_lock);
+}
+
+/* ---- allocation ----------------------------------------------------------- */
+
+/* FNV-1a; the kernel uses full_name_hash() salted by the parent. */
+static uint32_t name_hash(const char *name, size_t len)
+{
+	uint32_t h = 2166136261u;
+
+	for (size_t i = 0; i < len; i++) {
+		h ^= (unsigned char)name[i];
+		h *= 16777619u;
+	}
+	return h;
+}
+
+static struct dcache_bucket *d_hash_bucket(struct dcsim_cache *c, const struct dcsim_dentry *parent,
+					   uint32_t hash)
+{
+	uint64_t x = (uint64_t)(uintptr_t)parent * 0x9e3779b97f4a7c15ull;
+
+	return &c->hash[(hash ^ (uint32_t)(x >> 32)) & c->hash_mask];
+}
+
+static struct dcsim_dentry *__d_alloc(struct dcsim_cache *c, const char *name)
+{
+	struct dcsim_dentry *d;
+	size_t len;
+
+	if (!dcache_alive(c) || !name) {
+		WARN_ON_ONCE(!dcache_alive(c));
+		errno = EINVAL;
+		return NULL;
+	}
+	len = strlen(name);
+	if (len > 255 || memchr(name, '/', len)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	d = aligned_alloc(DCSIM_CACHELINE, sizeof(*d));
+	if (!d) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	memset(d, 0, sizeof(*d));
+	if (len < DCSIM_DNAME_INLINE_LEN) {
+		memcpy(d->d_iname, name, len + 1);
+		d->d_name = (const char *)d->d_iname;
+	} else {
+		char *ext = malloc(len + 1);
+
+		if (!ext) {
+			free(d);
+			errno = ENOMEM;
+			return NULL;
+		}
+		memcpy(ext, name, len + 1);
+		d->d_name = ext;
+	}
+	d->d_name_len = (uint32_t)len;
+	d->d_name_hash = name_hash(name, len);
+	d->d_cache = c;
+	dcsim_lockref_init(&d->d_lockref, 1);
+	dlist_init(&d->d_lru);
+	d->d_id = dcsim_fetch_add(&c->next_id, 1);
+	dstat_inc(c, DCSIM_CS_ALLOC);
+	dstat_inc(c, DCSIM_CS_NR_DENTRY);
+	return d;
+}
+
+/* models fs/dcache.c:d_make_root() */
+struct dcsim_dentry *dcsim_d_alloc_root(struct dcsim_cache *c, const char *name)
+{
+	struct dcsim_dentry *d = __d_alloc(c, name);
+
+	if (!d)
+		return NULL;
+	d->d_parent = d;
+	d->d_flags = DCSIM_DCACHE_DIRECTORY_TYPE;
+	/* Publish the initialised dentry with the release of roots_lock. */
+	dcsim_spin_lock(&c->roots_lock);
+	hlist_add_head(&d->d_sib, &c->roots);
+	dcsim_spin_unlock(&c->roots_lock);
+	return d;
+}
+
+/* models fs/dcache.c:d_alloc() */
+struct dcsim_dentry *dcsim_d_alloc(struct dcsim_dentry *parent, const char *name)
+{
+	struct dcsim_dentry *d;
+
+	if (!parent) {
+		errno = EINVAL;
+		return NULL;
+	}
+	d = __d_alloc(parent->d_cache, name);
+	if (!d)
+		return NULL;
+	d->d_parent = parent;
+	d_lock(parent);
+	if (WARN_ON_ONCE(d_cnt(parent) <= 0)) {
+		/* The caller must hold a reference: refuse to hang off a dead parent. */
+		d_unlock(parent);
+		if (d->d_name != (const char *)d->d_iname)
+			free((void *)d->d_name);
+		dstat_add(parent->d_cache, DCSIM_CS_NR_DENTRY, -1);
+		free(d);
+		errno = EINVAL;
+		return NULL;
+	}
+	/* __dget_dlock(parent): the child's reference on its parent. */
+	d_set_cnt(parent, d_cnt(parent) + 1);
+	hlist_add_head(&d->d_sib, &parent->d_children);
+	d_unlock(parent);
+	return d;
+}
+
+void dcsim_d_set_op(struct dcsim_dentry *d, const struct dcsim_dentry_operations *op)
+{
+	d_lock(d);
+	/* A static attribute: fast paths read it without d_lock. */
+	WARN_ON_ONCE(!d_unhashed(d));
+	WRITE_ONCE(d->d_op, op);
+	if (op && op->d_delete)
+		__d_set_flags(d, DCSIM_DCACHE_OP_DELETE);
+	else
+		__d_clear_flags(d, DCSIM_DCACHE_OP_DELETE);
+	d_unlock(d);
+}
+
+void dcsim_d_set_flags(struct dcsim_dentry *d, uint32_t flags)
+{
+	if (WARN_ON_ONCE(flags & ~DCSIM_DCACHE_USER_FLAGS))
+		flags &= DCSIM_DCACHE_USER_FLAGS;
+	d_lock(d);
+	__d_set_flags(d, flags);
+	d_unlock(d);
+}
+
+void dcsim_d_clear_flags(struct dcsim_dentry *d, uint32_t flags)
+{
+	if (WARN_ON_ONCE(flags & ~DCSIM_DCACHE_USER_FLAGS))
+		flags &= DCSIM_DCACHE_USER_FLAGS;
+	d_lock(d);
+	__d_clear_flags(d, flags);
+	d_unlock(d);
+}
+
+/* ---- hashing -------------------------------------------------------------- */
+
+/* models fs/dcache.c:__d_rehash(); d_lock held */
+static void __d_rehash(struct dcsim_dentry *d)
+{
+	struct dcsim_cache *c = d->d_cache;
+	struct dcache_bucket *b = d_hash_bucket(c, d->d_parent, d->d_name_hash);
+	struct dcsim_dentry *first;
+
+	dcsim_spin_lock(&b->lock);
+	first = READ_ONCE(b->first);
+	WRITE_ONCE(d->d_hash.next, first);
+	if (first)
+		WRITE_ONCE(first->d_hash.pprev, &d->d_hash.next);
+	WRITE_ONCE(d->d_hash.pprev, &b->first);
+	/* rcu_assign_pointer(): a reader that finds d sees it initialised. */
+	smp_store_release(&b->first, d);
+	dcsim_spin_unlock(&b->lock);
+	dstat_inc(c, DCSIM_CS_NR_HASHED);
+}
+
+void dcsim_d_rehash(struct dcsim_dentry *d)
+{
+	if (WARN_ON_ONCE(!dcache_alive(d->d_cache)))
+		return;
+	d_lock(d);
+	if (WARN_ON_ONCE(IS_ROOT(d) || d_cnt(d) < 0 || !d_unhashed(d))) {
+		d_unlock(d);
+		return;
+	}
+	__d_rehash(d);
+	d_unlock(d);
+}
+
+/* models fs/dcache.c:d_add() = d_instantiate() + d_rehash() */
+void dcsim_d_add(struct dcsim_dentry *d, bool positive)
+{
+	if (WARN_ON_ONCE(!dcache_alive(d->d_cache)))
+		return;
+	d_lock(d);
+	if (WARN_ON_ONCE(IS_ROOT(d) || d_cnt(d) <= 0 || !d_unhashed(d))) {
+		d_unlock(d);
+		return;
+	}
+	if (positive)
+		__d_set_flags(d, DCSIM_DCACHE_REGULAR_TYPE);
+	__d_rehash(d);
+	d_unlock(d);
+}
+
+/*
+ * models fs/dcache.c:__d_drop(); d_lock held.  The d_seq bump makes a
+ * lookup that matched the dentry before the drop reject it afterwards.
+ */
+void __d_drop(struct dcsim_dentry *d)
+{
+	struct dcache_bucket *b;
+	struct dcsim_dentry *next, **pprev;
+
+	if (d_unhashed(d))
+		return;
+	b = d_hash_bucket(d->d_cache, d->d_parent, d->d_name_hash);
+	dcsim_spin_lock(&b->lock);
+	next = READ_ONCE(d->d_hash.next);
+	pprev = READ_ONCE(d->d_hash.pprev);
+	/* d->d_hash.next stays: a reader standing on d can walk on. */
+	WRITE_ONCE(*pprev, next);
+	if (next)
+		WRITE_ONCE(next->d_hash.pprev, pprev);
+	WRITE_ONCE(d->d_hash.pprev, NULL);
+	dcsim_spin_unlock(&b->lock);
+	/* write_seqcount_invalidate(): order the unhash before the bump. */
+	smp_wmb();
+	WRITE_ONCE(d->d_seq, READ_ONCE(d->d_seq) + 2);
+	dstat_add(d->d_cache, DCSIM_CS_NR_HASHED, -1);
+}
+
+void dcsim_d_drop(struct dcsim_dentry *d)
+{
+	if (WARN_ON_ONCE(!dcache_alive(d->d_cache)))
+		return;
+	d_lock(d);
+	__d_drop(d);
+	d_unlock(d);
+}
+
+/* models fs/dcache.c:d_delete(); no inode, so "unlink the inode" = go negative */
+void dcsim_d_delete(struct dcsim_dentry *d)
+{
+	if (WARN_ON_ONCE(!dcache_alive(d->d_cache)))
+		return;
+	d_lock(d);
+	if (d_cnt(d) == 1)
+		__d_clear_flags(d, DCSIM_DCACHE_ENTRY_TYPE);
+	else
+		__d_drop(d);
+	d_unlock(d);
+}
+
+/* ---- lookup and references ---------------------------------------------- */
+
+/*
+ * models fs/dcache.c:__d_lookup_rcu() followed by the legitimize step of
+ * fs/namei.c (lockref_get_not_dead() + read_seqcount_retry()).
+ */
+struct dcsim_dentry *dcsim_d_lookup(struct dcsim_dentry *parent, const char *name)
+{
+	struct dcsim_cache *c = parent->d_cache;
+	struct dcache_bucket *b;
+	struct dcsim_dentry *d;
+	uint32_t hash, len, seq;
+
+	if (WARN_ON_ONCE(!dcache_alive(c)) || !name)
+		return NULL;
+	len = (uint32_t)strlen(name);
+	hash = name_hash(name, len);
+	b = d_hash_bucket(c, parent, hash);
+	dstat_inc(c, DCSIM_CS_LOOKUP);
+	dcsim_rcu_read_lock();
+again:
+	for (d = smp_load_acquire(&b->first); d; d = smp_load_acquire(&d->d_hash.next)) {
+		seq = READ_ONCE(d->d_seq);
+		/* raw_seqcount_begin(): the checks below come after the sample. */
+		smp_rmb();
+		if (READ_ONCE(d->d_parent) != parent)
+			continue;
+		if (d_unhashed(d))
+			continue;
+		if (READ_ONCE(d->d_name_hash) != hash || READ_ONCE(d->d_name_len) != len)
+			continue;
+		/* Name bytes are immutable while the dentry is reachable. */
+		if (memcmp(d->d_name, name, len))
+			continue;
+		if (!dcsim_lockref_get_not_dead(&d->d_lockref))
+			continue;	/* being killed: as good as not there */
+		/*
+		 * The reference is ours; if d_seq moved since the sample the
+		 * dentry was unhashed after we matched it, so the match is stale.
+		 */
+		smp_rmb();
+		if (READ_ONCE(d->d_seq) != seq) {
+			dcsim_rcu_read_unlock();
+			dcsim_dput(d);
+			dstat_inc(c, DCSIM_CS_LOOKUP_RETRY);
+			dcsim_rcu_read_lock();
+			goto again;
+		}
+		dcsim_rcu_read_unlock();
+		dstat_inc(c, DCSIM_CS_LOOKUP_HIT);
+		return d;
+	}
+	dcsim_rcu_read_unlock();
+	return NULL;
+}
+
+/*
+ * models include/linux/dcache.h:dget().  The kernel's dget() trusts the
+ * caller; here a dead dentry is refused with a warning instead of being
+ * resurrected (lockref_get_not_dead costs the same cmpxchg).
+ */
+struct dcsim_dentry *dcsim_dget(struct dcsim_dentry *d)
+{
+	if (!d)
+		return NULL;
+	if (WARN_ON_ONCE(!dcache_alive(d->d_cache)))
+		return d;
+	WARN_ON_ONCE(!dcsim_lockref_get_not_dead(&d->d_lockref));
+	return d;
+}
+
+/* models fs/dcache.c:dget_parent() */
+struct dcsim_dentry *dcsim_dget_parent(struct dcsim_dentry *d)
+{
+	struct dcsim_dentry *p;
+	uint32_t seq;
+	int ok;
+
+	if (WARN_ON_ONCE(!dcache_alive(d->d_cache)))
+		return NULL;
+	/* Optimistic: the parent is pinned by our child's reference. */
+	dcsim_rcu_read_lock();
+	seq = READ_ONCE(d->d_seq);
+	smp_rmb();
+	p = READ_ONCE(d->d_parent);
+	ok = dcsim_lockref_get_not_zero(&p->d_lockref);
+	dcsim_rcu_read_unlock();
+	if (likely(ok)) {
+		smp_rmb();
+		if (likely(READ_ONCE(d->d_seq) == seq))
+			return p;
+		dcsim_dput(p);
+	}
+	/* Locked: no rename in the model, so d_parent cannot change under us. */
+	dcsim_rcu_read_lock();
+	p = READ_ONCE(d->d_parent);
+	d_lock(p);
+	dcsim_rcu_read_unlock();
+	WARN_ON_ONCE(d_cnt(p) <= 0);
+	d_set_cnt(p, d_cnt(p) + 1);
+	d_unlock(p);
+	return p;
+}
+
+/* ---- LRU helpers (d_lock held); models fs/dcache.c d_lru_add() etc. ------ */
+
+void d_lru_add(struct dcsim_dentry *d)
+{
+	struct dcsim_cache *c = d->d_cache;
+
+	if (WARN_ON_ONCE(d_flags_read(d) & (DCSIM_DCACHE_LRU_LIST | DCSIM_DCACHE_SHRINK_LIST)))
+		return;
+	__d_set_flags(d, DCSIM_DCACHE_LRU_LIST);
+	dcsim_spin_lock(&c->lru_lock);
+	dlist_add_tail(&d->d_lru, &c->lru);
+	dcsim_spin_unlock(&c->lru_lock);
+	dstat_inc(c, DCSIM_CS_LRU_ADD);
+	dstat_inc(c, DCSIM_CS_NR_LRU);
+}
+
+void d_lru_del(struct dcsim_dentry *d)
+{
+	struct dcsim_cache *c = d->d_cache;
+
+	if (WARN_ON_ONCE((d_flags_read(d) & (DCSIM_DCACHE_LRU_LIST | DCSIM_DCACHE_SHRINK_LIST)) !=
+			 DCSIM_DCACHE_LRU_LIST))
+		return;
+	__d_clear_flags(d, DCSIM_DCACHE_LRU_LIST);
+	dcsim_spin_lock(&c->lru_lock);
+	dlist_del_init(&d->d_lru);
+	dcsim_spin_unlock(&c->lru_lock);
+	dstat_inc(c, DCSIM_CS_LRU_DEL);
+	dstat_add(c, DCSIM_CS_NR_LRU, -1);
+}
+
+void d_shrink_add(struct dcsim_dentry *d, struct dcsim_list_head *list)
+{
+	if (WARN_ON_ONCE(d_flags_read(d) & (DCSIM_DCACHE_LRU_LIST | DCSIM_DCACHE_SHRINK_LIST)))
+		return;
+	__d_set_flags(d, DCSIM_DCACHE_LRU_LIST | DCSIM_DCACHE_SHRINK_LIST);
+	dlist_add(&d->d_lru, list);
+}
+
+void d_shrink_del(struct dcsim_dentry *d)
+{
+	uint32_t both = DCSIM_DCACHE_LRU_LIST | DCSIM_DCACHE_SHRINK_LIST;
+
+	if (WARN_ON_ONCE((d_flags_read(d) & both) != both))
+		return;
+	dlist_del_init(&d->d_lru);
+	__d_clear_flags(d, both);
+}
+
+/* ---- retain or kill ------------------------------------------------------- */
+
+/*
+ * models fs/dcache.c:retain_dentry() of 6.1: d_lock held, count == 1 (the
+ * caller's reference).  Return: true if the dentry stays cached; the count
+ * is then 0 and the LRU state updated.  False: the caller must kill it.
+ * @style selects what a final put does to a dentry not yet on the LRU.
+ */
+bool retain_dentry(struct dcsim_dentry *d, enum dcsim_retain_style style)
+{
+	uint32_t f = d_flags_read(d);
+
+	if (d_unhashed(d))
+		return false;
+	if (f & DCSIM_DCACHE_DISCONNECTED)
+		return false;
+	if (f & DCSIM_DCACHE_OP_DELETE) {
+		const struct dcsim_dentry_operations *op = READ_ONCE(d->d_op);
+
+		if (op->d_delete(d))
+			return false;
+	}
+	if (f & DCSIM_DCACHE_DONTCACHE)
+		return false;
+	d_set_cnt(d, 0);
+	if (!(f & DCSIM_DCACHE_LRU_LIST)) {
+		d_lru_add(d);
+		if (style == DCSIM_RETAIN_ALWAYS_REFERENCED)
+			__d_set_flags(d, DCSIM_DCACHE_REFERENCED);
+	} else if (!(f & DCSIM_DCACHE_REFERENCED)) {
+		__d_set_flags(d, DCSIM_DCACHE_REFERENCED);
+	}
+	return true;
+}
+
+/* Unlink a dying dentry from its parent's children (or the roots list). */
+void dentry_unlist(struct dcsim_dentry *d, struct dcsim_dentry *parent)
+{
+	struct dcsim_cache *c = d->d_cache;
+
+	__d_set_flags(d, DCSIM_DCACHE_DENTRY_KILLED);
+	if (parent) {
+		hlist_del(&d->d_sib);
+	} else {
+		dcsim_spin_lock(&c->roots_lock);
+		hlist_del(&d->d_sib);
+		dcsim_spin_unlock(&c->roots_lock);
+	}
+}
+
+static void __d_free(struct dcsim_rcu_head *head)
+{
+	struct dcsim_dentry *d = dcsim_container_of(head, struct dcsim_dentry, d_rcu);
+
+	if (d->d_name != (const char *)d->d_iname)
+		free((void *)d->d_name);
+	/* Poison: a use after the grace period reads a dead, freed dentry. */
+	memset(d, 0x6b, __builtin_offsetof(struct dcsim_dentry, d_lockref));
+	free(d);
+}
+
+/*
+ * models fs/dcache.c:dentry_free(): the dentry is dead and unlisted, and
+ * no list links to it any more.  Freed after a grace period.
+ */
+void dentry_free(struct dcsim_dentry *d)
+{
+	struct dcsim_cache *c = d->d_cache;
+	uint32_t f = d_flags_read(d);
+
+	if (WARN_ON_ONCE(f & DCSIM_DCACHE_FREED))	/* a second free */
+		return;
+	if (WARN_ON_ONCE(!(f & DCSIM_DCACHE_DENTRY_KILLED) ||
+			 (f & (DCSIM_DCACHE_LRU_LIST | DCSIM_DCACHE_SHRINK_LIST))))
+		return;					/* still linked: leak, don't corrupt */
+	/* Nobody else can reach it now; the flag catches our own double free. */
+	WRITE_ONCE(d->d_flags, f | DCSIM_DCACHE_FREED);
+	dstat_inc(c, DCSIM_CS_FREE);
+	dstat_add(c, DCSIM_CS_NR_DENTRY, -1);
+	dcsim_call_rcu(&d->d_rcu, __d_free);
+}
+
+/*
+ * models fs/dcache.c:__dentry_kill() of 3.12..6.7, entered with d_lock and
+ * (unless @d is a root) the parent's d_lock held, @parent == d_parent.
+ * Marks it dead, takes it off the LRU (not off a shrink list: that list's
+ * owner unlinks it and frees the husk), unhashes, unlists, drops both
+ * locks and frees.  The caller drops the reference on @parent.
+ */
+void __dentry_kill(struct dcsim_dentry *d, struct dcsim_dentry *parent)
+{
+	struct dcsim_cache *c = d->d_cache;
+	uint32_t f;
+	bool can_free;
+
+	WARN_ON_ONCE(d_flags_read(d) & DCSIM_DCACHE_DENTRY_KILLED);	/* killed twice */
+	dcsim_lockref_mark_dead(&d->d_lockref);
+	f = d_flags_read(d);
+	if ((f & (DCSIM_DCACHE_LRU_LIST | DCSIM_DCACHE_SHRINK_LIST)) == DCSIM_DCACHE_LRU_LIST)
+		d_lru_del(d);
+	__d_drop(d);
+	dentry_unlist(d, parent);
+	if (parent)
+		d_unlock(parent);
+	dstat_inc(c, DCSIM_CS_KILL);
+	can_free = !(d_flags_read(d) & DCSIM_DCACHE_SHRINK_LIST);
+	d_unlock(d);
+	if (can_free)
+		dentry_free(d);
+}
+
+/*
+ * models fs/dcache.c:dentry_kill() in its 3.x/4.0 shape: d_lock held, the
+ * caller's reference still counted.  The parent's lock is only trylocked
+ * (we hold the child, the lock order is parent first); on failure drop
+ * everything and let the caller retry the whole dput on @d.
+ * Return: the parent whose reference the caller must now drop, @d itself
+ * to retry, or NULL (a root).  No lock held.
+ */
+struct dcsim_dentry *dentry_kill(struct dcsim_dentry *d)
+{
+	struct dcsim_dentry *parent = NULL;
+
+	if (!IS_ROOT(d)) {
+		parent = READ_ONCE(d->d_parent);
+		if (!d_trylock(parent)) {
+			d_unlock(d);
+			dstat_inc(d->d_cache, DCSIM_CS_KILL_RETRY);
+			cpu_relax();
+			return d;
+		}
+	}
+	__dentry_kill(d, parent);
+	return parent;
+}
+
+/*
+ * The locked slow path of the lockref-era dputs, for users' strategies: a
+ * 3.11-style loop in which parents are put with d_lock too.
+ */
+void dcsim_dput_locked_final(struct dcsim_dentry *d, enum dcsim_retain_style style)
+{
+	struct dcsim_dentry *next;
+	int32_t cnt;
+
+	for (;;) {
+		cnt = d_cnt(d);
+		if (WARN_ON_ONCE(cnt <= 0)) {
+			d_unlock(d);
+			return;
+		}
+		if (cnt > 1) {
+			d_set_cnt(d, cnt - 1);
+			d_unlock(d);
+			return;
+		}
+		if (retain_dentry(d, style)) {
+			d_unlock(d);
+			return;
+		}
+		next = dentry_kill(d);
+		if (!next)
+			return;
+		if (next != d)
+			dstat_inc(d->d_cache, DCSIM_CS_PARENT_PUT);
+		d = next;
+		d_lock(d);
+	}
+}
+
+/* ---- dput ----------------------------------------------------------------- */
+
+/* models fs/dcache.c:dput(): the strategy does the work. */
+void dcsim_dput(struct dcsim_dentry *d)
+{
+	struct dcsim_cache *c;
+	enum dcsim_dput_path path;
+
+	if (!d)
+		return;
+	c = d->d_cache;
+	if (WARN_ON_ONCE(!dcache_alive(c)))
+		return;
+	path = c->strategy->dput(d);
+	dstat_inc(c, DCSIM_CS_DPUT);
+	switch (path) {
+	case DCSIM_DPUT_PATH_CAS:	dstat_inc(c, DCSIM_CS_DPUT_CAS); break;
+	case DCSIM_DPUT_PATH_HTM:	dstat_inc(c, DCSIM_CS_DPUT_HTM); break;
+	case DCSIM_DPUT_PATH_LOCKED:	dstat_inc(c, DCSIM_CS_DPUT_LOCKED); break;
+	case DCSIM_DPUT_PATH_WARNED:	dstat_inc(c, DCSIM_CS_DPUT_WARN); break;
+	}
+}
+
+/* ---- tree walking for destroy -------------------------------------------- */
+
+static unsigned long count_subtree(struct dcsim_hlist_node *n)
+{
+	unsigned long nr = 0;
+
+	for (; n; n = READ_ONCE(n->next)) {
+		struct dcsim_dentry *d = d_sib_entry(n);
+
+		nr += 1 + count_subtree(READ_ONCE(d->d_children));
+	}
+	return nr;
+}
+
+/* Quiescent callers only. */
+static unsigned long count_reachable(struct dcsim_cache *c)
+{
+	unsigned long nr;
+
+	dcsim_spin_lock(&c->roots_lock);
+	nr = count_subtree(READ_ONCE(c->roots));
+	dcsim_spin_unlock(&c->roots_lock);
+	return nr;
+}

@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef DCSIM_SRC_DCACHE_H
+#define DCSIM_SRC_DCACHE_H
+
+/*
+ * Internal interface of the dentry cache model (src/dcache/).  Not installed.
+ *
+ * Naming follows fs/dcache.c: __foo() means "the caller holds the locks
+ * foo() would take"; d_lock is dentry->d_lockref.lock.
+ */
+
+#include <stdint.h>
+
+#include <dcsim/cache.h>
+#include <dcsim/dentry.h>
+#include <dcsim/htm.h>
+#include <dcsim/lockref.h>
+#include <dcsim/rcu.h>
+#include <dcsim/spinlock.h>
+#include <dcsim/strategy.h>
+
+#include "../internal.h"
+#include "../thread.h"
+
+#define DCACHE_MAGIC_ALIVE	0x44434143u	/* "DCAC" */
+#define DCACHE_MAGIC_DEAD	0xdeadcac3u
+
+/* One thread's counters for one cache; a cache line (or more) of its own. */
+struct dcache_pcpu {
+	uint64_t v[DCSIM_CS_NR];
+} __dcsim_cacheline_aligned;
+
+struct dcache_bucket {
+	dcsim_spinlock_t lock;		/* models the hlist_bl bit lock */
+	struct dcsim_dentry *first;	/* RCU-published */
+};
+
+struct dcsim_cache {
+	/* read-mostly: every operation checks magic and calls the strategy */
+	uint32_t magic;
+	enum dcsim_retain_style retain_style;
+	const struct dcsim_dput_strategy *strategy;
+	struct dcache_bucket *hash;
+	uint32_t hash_mask;
+	struct dcache_pcpu *pcpu;	/* [DCSIM_MAX_THREADS] */
+	uint64_t next_id;		/* atomic */
+	struct dcsim_cache *grave_next;	/* destroyed caches, kept until exit */
+
+	/* the LRU (list_lru with a single node) */
+	dcsim_spinlock_t lru_lock __dcsim_cacheline_aligned;
+	struct dcsim_list_head lru;	/* oldest at ->next */
+
+	/* root dentries (the kernel's s_roots / s_root) */
+	dcsim_spinlock_t roots_lock __dcsim_cacheline_aligned;
+	struct dcsim_hlist_node *roots;
+};
+
+/* ---- small helpers -------------------------------------------------------- */
+
+static inline void dstat_add(struct dcsim_cache *c, enum dcsim_cache_stat s, int64_t n)
+{
+	__dcsim_counter_add(&c->pcpu[__dcsim_thread_slot()].v[s], (uint64_t)n);
+}
+
+static inline void dstat_inc(struct dcsim_cache *c, enum dcsim_cache_stat s)
+{
+	dstat_add(c, s, 1);
+}
+
+static inline bool dcache_alive(const struct dcsim_cache *c)
+{
+	return c && READ_ONCE(((struct dcsim_cache *)c)->magic) == DCACHE_MAGIC_ALIVE;
+}
+
+static inline void d_lock(struct dcsim_dentry *d)
+{
+	dcsim_spin_lock(&d->d_lockref.lock);
+}
+
+static inline bool d_trylock(struct dcsim_dentry *d)
+{
+	return dcsim_spin_trylock(&d->d_lockref.lock);
+}
+
+static inline void d_unlock(struct dcsim_dentry *d)
+{
+	dcsim_spin_unlock(&d->d_lockref.lock);
+}
+
+static inline int32_t d_cnt(struct dcsim_dentry *d)
+{
+	return READ_ONCE(d->d_lockref.count);
+}
+
+/* Only under d_lock: the lockref cmpxchg never succeeds while it is held. */
+static inline void d_set_cnt(struct dcsim_dentry *d, int32_t cnt)
+{
+	WRITE_ONCE(d->d_lockref.count, cnt);
+}
+
+static inline uint32_t d_flags_read(struct dcsim_dentry *d)
+{
+	return READ_ONCE(d->d_flags);
+}
+
+/* d_flags is written only under d_lock (or in a transaction that saw it free). */
+static inline void __d_set_flags(struct dcsim_dentry *d, uint32_t f)
+{
+	WRITE_ONCE(d->d_flags, READ_ONCE(d->d_flags) | f);
+}
+
+static inline void __d_clear_flags(struct dcsim_dentry *d, uint32_t f)
+{
+	WRITE_ONCE(d->d_flags, READ_ONCE(d->d_flags) & ~f);
+}
+
+static inline bool d_unhashed(struct dcsim_dentry *d)
+{
+	return READ_ONCE(d->d_hash.pprev) == NULL;
+}
+
+static inline bool IS_ROOT(struct dcsim_dentry *d)
+{
+	return READ_ONCE(d->d_parent) == d;
+}
+
+/* ---- lists (every pointer store through WRITE_ONCE) ---------------------- */
+
+static inline void dlist_init(struct dcsim_list_head *h)
+{
+	WRITE_ONCE(h->next, h);
+	WRITE_ONCE(h->prev, h);
+}
+
+static inline bool dlist_empty(struct dcsim_list_head *h)
+{
+	return READ_ONCE(h->next) == h;
+}
+
+static inline void __dlist_insert(struct dcsim_list_head *n, struct dcsim_list_head *prev,
+				  struct dcsim_list_head *next)
+{
+	WRITE_ONCE(next->prev, n);
+	WRITE_ONCE(n->next, next);
+	WRITE_ONCE(n->prev, prev);
+	WRITE_ONCE(prev->next, n);
+}
+
+static inline void dlist_add(struct dcsim_list_head *n, struct dcsim_list_head *h)
+{
+	__dlist_insert(n, h, READ_ONCE(h->next));
+}
+
+static inline void dlist_add_tail(struct dcsim_list_head *n, struct dcsim_list_head *h)
+{
+	__dlist_insert(n, READ_ONCE(h->prev), h);
+}
+
+static inline void dlist_del_init(struct dcsim_list_head *n)
+{
+	struct dcsim_list_head *next = READ_ONCE(n->next), *prev = READ_ONCE(n->prev);
+
+	WRITE_ONCE(next->prev, prev);
+	WRITE_ONCE(prev->next, next);
+	dlist_init(n);
+}
+
+static inline void dlist_move(struct dcsim_list_head *n, struct dcsim_list_head *h)
+{
+	dlist_del_init(n);
+	dlist_add(n, h);
+}
+
+static inline void dlist_move_tail(struct dcsim_list_head *n, struct dcsim_list_head *h)
+{
+	dlist_del_init(n);
+	dlist_add_tail(n, h);
+}
+
+#define d_lru_entry(p)	dcsim_container_of(p, struct dcsim_dentry, d_lru)
+#define d_sib_entry(p)	dcsim_container_of(p, struct dcsim_dentry, d_sib)
+
+static inline void hlist_add_head(struct dcsim_hlist_node *n, struct dcsim_hlist_node **head)
+{
+	struct dcsim_hlist_node *first = READ_ONCE(*head);
+
+	WRITE_ONCE(n->next, first);
+	if (first)
+		WRITE_ONCE(first->pprev, &n->next);
+	WRITE_ONCE(n->pprev, head);
+	WRITE_ONCE(*head, n);
+}
+
+static inline void hlist_del(struct dcsim_hlist_node *n)
+{
+	struct dcsim_hlist_node *next = READ_ONCE(n->next), **pprev = READ_ONCE(n->pprev);
+
+	WRITE_ONCE(*pprev, next);
+	if (next)
+		WRITE_ONCE(next->pprev, pprev);
+	WRITE_ONCE(n->next, NULL);
+	WRITE_ONCE(n->pprev, NULL);
+}
+
+/* ---- cache.c ------------------------------------------------------------- */
+
+void d_lru_add(struct dcsim_dentry *d);
+void d_lru_del(struct dcsim_dentry *d);
+void d_shrink_add(struct dcsim_dentry *d, struct dcsim_list_head *list);
+void d_shrink_del(struct dcsim_dentry *d);
+void __d_drop(struct dcsim_dentry *d);
+void dentry_unlist(struct dcsim_dentry *d, struct dcsim_dentry *parent);
+void dentry_free(struct dcsim_dentry *d);
+void __dentry_kill(struct dcsim_dentry *d, struct dcsim_dentry *parent);
+struct dcsim_dentry *dentry_kill(struct dcsim_dentry *d);
+bool retain_dentry(struct dcsim_dentry *d, enum dcsim_retain_style style);
+void dcache_count_htm_abort(struct dcsim_cache *c, dcsim_htm_status_t status);
+
+/* ---- strategies ----------------------------------------------------------- */
+
+extern const struct dcsim_dput_strategy dcsim_dput_locked_strategy;
+extern const struct dcsim_dput_strategy dcsim_dput_lockref_strategy;
+extern const struct dcsim_dput_strategy dcsim_dput_rtm_strategy;
+extern const struct dcsim_dput_strategy dcsim_dput_fast_strategy;
+extern const struct dcsim_dput_strategy dcsim_dput_retain_strategy;
+extern const struct dcsim_dput_strategy dcsim_dput_fast_htm_strategy;
+
+/* dput-fast.c: the 6.1 dput loop, optionally with the fast-htm transaction. */
+enum dcsim_dput_path __dcsim_dput_61(struct dcsim_dentry *d, bool htm);
+/* dput-fast-htm.c: the transaction; true if the put is complete. */
+bool fast_dput_txn(struct dcsim_dentry *d);
+
+/* shrink.c */
+unsigned long shrink_dentry_list(struct dcsim_cache *c, struct dcsim_list_head *list);
+
+#endif /* DCSIM_SRC_DCACHE_H */

@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The shrinker side, common to every strategy: models prune_dcache_sb(),
+ * dentry_lru_isolate(), shrink_dcache_sb(), shrink_dentry_list(),
+ * shrink_lock_dentry(), __dput_to_list() and shrink_dcache_parent() of
+ * fs/dcache.c (6.1), and d_invalidate().
+ *
+ * A private shrink list belongs to the thread that built it.  Its entries
+ * carry DCACHE_SHRINK_LIST|DCACHE_LRU_LIST; others may grab or even kill
+ * them under d_lock, but only the owner unlinks and frees them.
+ */
+
+#include "dcache.h"
+
+enum lru_status { LRU_REMOVED, LRU_ROTATE, LRU_SKIP };
+
+/* models d_lru_isolate(): lru_lock and d_lock held */
+static void d_lru_isolate(struct dcsim_dentry *d)
+{
+	struct dcsim_cache *c = d->d_cache;
+
+	__d_clear_flags(d, DCSIM_DCACHE_LRU_LIST);
+	dlist_del_init(&d->d_lru);
+	dstat_inc(c, DCSIM_CS_LRU_DEL);
+	dstat_add(c, DCSIM_CS_NR_LRU, -1);
+}
+
+/* models d_lru_shrink_move(): lru_lock and d_lock held */
+static void d_lru_shrink_move(struct dcsim_dentry *d, struct dcsim_list_head *list)
+{
+	struct dcsim_cache *c = d->d_cache;
+
+	__d_set_flags(d, DCSIM_DCACHE_SHRINK_LIST);
+	dlist_move(&d->d_lru, list);
+	dstat_inc(c, DCSIM_CS_LRU_DEL);
+	dstat_add(c, DCSIM_CS_NR_LRU, -1);
+}
+
+/*
+ * models fs/dcache.c:dentry_lru_isolate(): lru_lock held, which is against
+ * the d_lock -> lru_lock order, hence the trylock.
+ */
+static enum lru_status dentry_lru_isolate(struct dcsim_dentry *d, struct dcsim_list_head *dispose)
+{
+	if (!d_trylock(d))
+		return LRU_SKIP;
+	if (d_cnt(d)) {
+		/* In use: off the LRU; its next final dput puts it back. */
+		d_lru_isolate(d);
+		d_unlock(d);
+		return LRU_REMOVED;
+	}
+	if (d_flags_read(d) & DCSIM_DCACHE_REFERENCED) {
+		/* Second chance. */
+		__d_clear_flags(d, DCSIM_DCACHE_REFERENCED);
+		d_unlock(d);
+		return LRU_ROTATE;
+	}
+	d_lru_shrink_move(d, dispose);
+	d_unlock(d);
+	return LRU_REMOVED;
+}
+
+/*
+ * models fs/dcache.c:shrink_lock_dentry(): d_lock and RCU held.  Return:
+ * true holding d_lock and (unless a root) the parent's d_lock, count 0;
+ * false holding d_lock only (busy or dead).
+ */
+static bool shrink_lock_dentry(struct dcsim_dentry *d)
+{
+	struct dcsim_dentry *parent;
+
+	if (d_cnt(d))
+		return false;
+	if (IS_ROOT(d))
+		return true;
+	parent = READ_ONCE(d->d_parent);
+	if (likely(d_trylock(parent)))
+		return true;
+	/* Retake in order; RCU keeps the parent's memory if it dies meanwhile. */
+	d_unlock(d);
+	d_lock(parent);
+	d_lock(d);
+	if (likely(!d_cnt(d)))
+		return true;
+	d_unlock(parent);
+	return false;
+}
+
+/* models fs/dcache.c:__dput_to_list(): @p's d_lock held */
+static void __dput_to_list(struct dcsim_dentry *p, struct dcsim_list_head *list)
+{
+	int32_t cnt;
+
+	dstat_inc(p->d_cache, DCSIM_CS_PARENT_PUT);
+	if (unlikely(d_flags_read(p) & DCSIM_DCACHE_SHRINK_LIST)) {
+		/* Its list's owner deals with it. */
+		d_set_cnt(p, d_cnt(p) - 1);
+		return;
+	}
+	if (d_flags_read(p) & DCSIM_DCACHE_LRU_LIST)
+		d_lru_del(p);
+	cnt = d_cnt(p) - 1;
+	d_set_cnt(p, cnt);
+	if (!cnt)
+		d_shrink_add(p, list);
+}
+
+/*
+ * models fs/dcache.c:shrink_dentry_list(): kill what is still unused,
+ * oldest first; parents whose count drops to 0 join the list.
+ * Return: the number of dentries killed.
+ */
+unsigned long shrink_dentry_list(struct dcsim_cache *c, struct dcsim_list_head *list)
+{
+	unsigned long killed = 0;
+
+	(void)c;
+	while (!dlist_empty(list)) {
+		struct dcsim_dentry *d = d_lru_entry(READ_ONCE(list->prev));
+		struct dcsim_dentry *parent;
+
+		d_lock(d);
+		dcsim_rcu_read_lock();
+		if (!shrink_lock_dentry(d)) {
+			bool can_free;
+
+			dcsim_rcu_read_unlock();
+			d_shrink_del(d);
+			/* A husk: killed by someone else while on our list. */
+			can_free = d_cnt(d) < 0 &&
+				   (d_flags_read(d) & DCSIM_DCACHE_DENTRY_KILLED);
+			d_unlock(d);
+			if (can_free)
+				dentry_free(d);
+			continue;
+		}
+		dcsim_rcu_read_unlock();
+		d_shrink_del(d);
+		parent = IS_ROOT(d) ? NULL : READ_ONCE(d->d_parent);
+		if (parent)
+			__dput_to_list(parent, list);
+		__dentry_kill(d, parent);
+		killed++;
+	}
+	return killed;
+}
+
+/* models fs/dcache.c:prune_dcache_sb() over list_lru_walk_one() */
+unsigned long dcsim_prune(struct dcsim_cache *c, unsigned long nr_to_scan)
+{
+	struct dcsim_list_head dispose, *cur, *next;
+
+	if (WARN_ON_ONCE(!dcache_alive(c)))
+		return 0;
+	dlist_init(&dispose);
+	dcsim_spin_lock(&c->lru_lock);
+	for (cur = READ_ONCE(c->lru.next); nr_to_scan && cur != &c->lru; cur = next) {
+		/* Saved first: a rotated entry is met again only if more follow it. */
+		next = READ_ONCE(cur->next);
+		nr_to_scan--;
+		dstat_inc(c, DCSIM_CS_PRUNE_SCAN);
+		if (dentry_lru_isolate(d_lru_entry(cur), &dispose) == LRU_ROTATE) {
+			dlist_move_tail(cur, &c->lru);
+			dstat_inc(c, DCSIM_CS_PRUNE_ROTATE);
+		}
+	}
+	dcsim_spin_unlock(&c->lru_lock);
+	return shrink_dentry_list(c, &dispose);
+}
+
+/* models fs/dcache.c:shrink_dcache_sb() with dentry_lru_isolate_shrink() */
+unsigned long dcsim_shrink_all(struct dcsim_cache *c)
+{
+	struct dcsim_list_head dispose, *cur, *next;
+	unsigned long killed = 0;
+	bool more;
+
+	if (WARN_ON_ONCE(!dcache_alive(c)))
+		return 0;
+	do {
+		unsigned int batch = 1024;
+
+		dlist_init(&dispose);
+		dcsim_spin_lock(&c->lru_lock);
+		for (cur = READ_ONCE(c->lru.next); batch && cur != &c->lru; cur = next) {
+			struct dcsim_dentry *d = d_lru_entry(cur);
+
+			next = READ_ONCE(cur->next);
+			batch--;
+			if (!d_trylock(d))
+				continue;
+			d_lru_shrink_move(d, &dispose);
+			d_unlock(d);
+		}
+		dcsim_spin_unlock(&c->lru_lock);
+		killed += shrink_dentry_list(c, &dispose);
+		dcsim_spin_lock(&c->lru_lock);
+		more = !dlist_empty(&c->lru);
+		dcsim_spin_unlock(&c->lru_lock);
+		if (more)
+			cpu_relax();
+	} while (more);
+	return killed;
+}
+
+/*
+ * models fs/dcache.c:select_collect() under a d_walk(): @dir locked; visit
+ * every descendant pre-order, each under its d_lock (parent -> child order,
+ * holding the path of ancestors).  Unused ones go to @dispose; everything
+ * else leaves the LRU.  *@found counts those still to be dealt with.
+ */
+static void collect(struct dcsim_dentry *dir, struct dcsim_list_head *dispose, unsigned long *found)
+{
+	struct dcsim_hlist_node *n;
+
+	for (n = READ_ONCE(dir->d_children); n; n = READ_ONCE(n->next)) {
+		struct dcsim_dentry *d = d_sib_entry(n);
+		uint32_t f;
+		int32_t cnt;
+
+		d_lock(d);
+		f = d_flags_read(d);
+		cnt = d_cnt(d);
+		if (f & DCSIM_DCACHE_SHRINK_LIST) {
+			(*found)++;
+		} else if (cnt < 0) {
+			(*found)++;		/* dying (retain's kill), not unlisted yet */
+		} else {
+			if (f & DCSIM_DCACHE_LRU_LIST)
+				d_lru_del(d);
+			if (!cnt) {
+				d_shrink_add(d, dispose);
+				(*found)++;
+			}
+		}
+		if (cnt >= 0 && READ_ONCE(d->d_children))
+			collect(d, dispose, found);
+		d_unlock(d);
+	}
+}
+
+/* models fs/dcache.c:shrink_dcache_parent() */
+static void shrink_dcache_parent(struct dcsim_dentry *parent)
+{
+	struct dcsim_cache *c = parent->d_cache;
+
+	for (;;) {
+		struct dcsim_list_head dispose;
+		unsigned long found = 0;
+
+		dlist_init(&dispose);
+		d_lock(parent);
+		collect(parent, &dispose, &found);
+		d_unlock(parent);
+		if (!dlist_empty(&dispose)) {
+			shrink_dentry_list(c, &dispose);
+			continue;
+		}
+		if (!found)
+			break;
+		/* Only others' shrink lists or dying dentries left: let them finish. */
+		cpu_relax();
+	}
+}
+
+/* models fs/dcache.c:d_invalidate() (no mounts in the model) */
+void dcsim_d_invalidate(struct dcsim_dentry *d)
+{
+	if (WARN_ON_ONCE(!dcache_alive(d->d_cache)))
+		return;
+	d_lock(d);
+	if (d_unhashed(d)) {
+		d_unlock(d);
+		return;
+	}
+	__d_drop(d);
+	d_unlock(d);
+	if (dcsim_d_is_negative(d))
+		return;
+	shrink_dcache_parent(d);
+}
