@@ -346,7 +346,7 @@ static struct dcache_bucket *d_hash_bucket(struct dcsim_cache *c, const struct d
 	return &c->hash[(hash ^ (uint32_t)(x >> 32)) & c->hash_mask];
 }
 
-static struct dcsim_dentry *__d_alloc(struct dcsim_cache *c, const char *name)
+static struct dcsim_dentry *__d_alloc(struct dcsim_cache *c, const char *name, bool root)
 {
 	struct dcsim_dentry *d;
 	size_t len;
@@ -357,7 +357,7 @@ static struct dcsim_dentry *__d_alloc(struct dcsim_cache *c, const char *name)
 		return NULL;
 	}
 	len = strlen(name);
-	if (len > 255 || memchr(name, '/', len)) {
+	if (len > 255 || (!root && (!len || memchr(name, '/', len)))) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -395,7 +395,7 @@ static struct dcsim_dentry *__d_alloc(struct dcsim_cache *c, const char *name)
 /* models fs/dcache.c:d_make_root() */
 struct dcsim_dentry *dcsim_d_alloc_root(struct dcsim_cache *c, const char *name)
 {
-	struct dcsim_dentry *d = __d_alloc(c, name);
+	struct dcsim_dentry *d = __d_alloc(c, name, true);
 
 	if (!d)
 		return NULL;
@@ -417,7 +417,7 @@ struct dcsim_dentry *dcsim_d_alloc(struct dcsim_dentry *parent, const char *name
 		errno = EINVAL;
 		return NULL;
 	}
-	d = __d_alloc(parent->d_cache, name);
+	d = __d_alloc(parent->d_cache, name, false);
 	if (!d)
 		return NULL;
 	d->d_parent = parent;

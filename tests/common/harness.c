@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "harness.h"
+
+uint64_t dcsim_test_env_u64(const char *name, uint64_t def)
+{
+	const char *v = getenv(name);
+	char *end;
+	unsigned long long x;
+
+	if (!v || !*v)
+		return def;
+	x = strtoull(v, &end, 0);
+	if (*end) {
+		fprintf(stderr, "test: %s='%s' is not a number; using %" PRIu64 "\n", name, v, def);
+		return def;
+	}
+	return x;
+}
+
+uint64_t dcsim_test_seed(uint64_t def)
+{
+	static bool printed;
+	uint64_t seed = dcsim_test_env_u64("DCSIM_SEED", def);
+
+	if (!printed) {
+		fprintf(stderr, "test: seed %" PRIu64 " (override with DCSIM_SEED)\n", seed);
+		printed = true;
+	}
+	return seed;
+}
+
+void dcsim_rng_seed(struct dcsim_rng *r, uint64_t seed)
+{
+	/* splitmix64 so that nearby seeds give unrelated streams */
+	uint64_t z = seed + 0x9e3779b97f4a7c15ull;
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	r->s = (z ^ (z >> 31)) | 1;
+}
+
+uint64_t dcsim_rng_next(struct dcsim_rng *r)
+{
+	uint64_t x = r->s;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	r->s = x;
+	return x * 0x2545f4914f6cdd1dull;
+}
+
+uint32_t dcsim_rng_below(struct dcsim_rng *r, uint32_t n)
+{
+	return (uint32_t)((dcsim_rng_next(r) >> 32) % n);
+}
+
+enum dcsim_htm_policy dcsim_test_env_policy(void)
+{
+	enum dcsim_htm_policy p = DCSIM_HTM_AUTO;
+	const char *v = getenv("DCSIM_HTM");
+
+	if (v && dcsim_htm_policy_parse(v, &p))
+		p = DCSIM_HTM_OFF;
+	return p;
+}
+
+void dcsim_test_print_htm(const char *who)
+{
+	struct dcsim_htm_info info;
+
+	dcsim_htm_get_info(&info);
+	fprintf(stderr, "%s: HTM policy %s, backend %s, cpu_has_htm %d, live %d\n", who,
+		dcsim_htm_policy_name(info.policy), dcsim_htm_backend_name(info.backend),
+		info.cpu_has_htm, info.live);
+}
+
+size_t dcsim_test_policies(const struct dcsim_dput_strategy *s, enum dcsim_htm_policy out[2])
+{
+	enum dcsim_htm_policy env = dcsim_test_env_policy();
+	size_t n = 0;
+
+	if (s->flags & DCSIM_STRATEGY_USES_HTM && env != DCSIM_HTM_OFF)
+		out[n++] = DCSIM_HTM_OFF;
+	out[n++] = env;
+	return n;
+}

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Misuse gets a kernel-style warning and no corruption: puts on zero-count
+ * and dead dentries, operations on a destroyed cache, dput(NULL).  Run on
+ * every registered strategy.
+ */
+
+#include <errno.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include <cmocka.h>
+
+#include <dcsim/cache.h>
+#include <dcsim/rcu.h>
+#include <dcsim/strategy.h>
+#include <dcsim/warn.h>
+
+#include "harness.h"
+
+static void check_clean(struct dcsim_cache *c, struct dcsim_dentry *root)
+{
+	struct dcsim_held_ref h[] = { { root, 1 } };
+	char rep[2048];
+	unsigned int v = dcsim_cache_check(c, h, 1, DCSIM_CHECK_REFS_EXACT, rep, sizeof(rep));
+
+	if (v)
+		fprintf(stderr, "%s", rep);
+	assert_int_equal(v, 0);
+}
+
+static void test_bad_puts(void **state)
+{
+	enum dcsim_htm_policy env = dcsim_test_env_policy();
+
+	(void)state;
+	dcsim_warn_set_quiet(true);
+	for (size_t i = 0; i < dcsim_strategy_count(); i++) {
+		const struct dcsim_dput_strategy *s = dcsim_strategy_get(i);
+		enum dcsim_htm_policy pol[2];
+		size_t np = dcsim_test_policies(s, pol);
+
+		for (size_t p = 0; p < np; p++) {
+			struct dcsim_cache_config cfg = { .strategy = s };
+			struct dcsim_cache *c;
+			struct dcsim_dentry *root, *d;
+			unsigned long w;
+
+			dcsim_htm_set_policy(pol[p]);
+			c = dcsim_cache_create(&cfg);
+			root = dcsim_d_alloc_root(c, "/");
+			dcsim_dput(NULL);		/* no-op, no warning */
+			/* A put on a cached, unused dentry (count 0). */
+			d = dcsim_d_alloc(root, "a");
+			dcsim_d_add(d, true);
+			dcsim_dput(d);
+			dcsim_dput(dcsim_d_lookup(root, "a"));
+			w = dcsim_warn_count();
+			dcsim_dput(d);
+			assert_int_equal(dcsim_warn_count(), w + 1);
+			assert_int_equal(dcsim_d_count(d), 0);
+			check_clean(c, root);
+			/* A put on a dead dentry, inside a grace period so it is not freed. */
+			dcsim_rcu_read_lock();
+			d = dcsim_d_alloc(root, "b");
+			dcsim_dput(d);			/* unhashed: killed */
+			w = dcsim_warn_count();
+			dcsim_dput(d);
+			assert_int_equal(dcsim_warn_count(), w + 1);
+			assert_true(dcsim_d_count(d) < 0);
+			dcsim_rcu_read_unlock();
+			check_clean(c, root);
+			{
+				struct dcsim_cache_stats st;
+
+				dcsim_cache_stats_read(c, &st);
+				assert_int_equal(st.v[DCSIM_CS_DPUT_WARN], 2);
+				assert_int_equal(st.v[DCSIM_CS_KILL], 1);
+				assert_int_equal(st.v[DCSIM_CS_FREE], 1);
+			}
+			dcsim_dput(root);
+			w = dcsim_warn_count();
+			dcsim_cache_destroy(c);
+			assert_int_equal(dcsim_warn_count(), w);
+		}
+	}
+	dcsim_htm_set_policy(env);
+	dcsim_warn_set_quiet(false);
+}
+
+static void test_destroyed_cache(void **state)
+{
+	struct dcsim_cache *c = dcsim_cache_create_named(NULL);
+	struct dcsim_dentry *root = dcsim_d_alloc_root(c, "/");
+	struct dcsim_dentry *leak = dcsim_d_alloc(root, "leak");
+	unsigned long w;
+
+	(void)state;
+	dcsim_warn_set_quiet(true);
+	dcsim_dput(root);
+	w = dcsim_warn_count();
+	dcsim_cache_destroy(c);			/* "leak" still referenced */
+	assert_true(dcsim_warn_count() > w);
+	assert_false(dcsim_cache_alive(c));
+	w = dcsim_warn_count();
+	dcsim_dput(leak);
+	assert_int_equal(dcsim_warn_count(), w + 1);
+	assert_int_equal(dcsim_d_count(leak), 1);	/* refused, untouched */
+	assert_null(dcsim_d_alloc_root(c, "x"));
+	assert_int_equal(dcsim_prune(c, 10), 0);
+	dcsim_cache_destroy(c);
+	{
+		struct dcsim_cache_snapshot snap;
+
+		assert_int_equal(dcsim_cache_snapshot(c, &snap), -EINVAL);
+	}
+	assert_true(dcsim_cache_check(c, NULL, 0, 0, NULL, 0) > 0);
+	assert_true(dcsim_warn_count() >= w + 5);
+	dcsim_warn_set_quiet(false);
+}
+
+static void test_env_strategy(void **state)
+{
+	const struct dcsim_dput_strategy *s;
+
+	(void)state;
+	setenv("DCSIM_DPUT", "no-such-strategy", 1);
+	assert_int_equal(dcsim_strategy_from_env(&s), -EINVAL);
+	assert_null(s);
+	assert_null(dcsim_cache_create(NULL));
+	setenv("DCSIM_DPUT", "retain", 1);
+	assert_int_equal(dcsim_strategy_from_env(&s), 0);
+	assert_ptr_equal(s, dcsim_strategy_lookup("retain"));
+	unsetenv("DCSIM_DPUT");
+	assert_int_equal(dcsim_strategy_from_env(&s), 0);
+	assert_ptr_equal(s, dcsim_strategy_lookup(DCSIM_DEFAULT_STRATEGY));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_bad_puts),
+		cmocka_unit_test(test_destroyed_cache),
+		cmocka_unit_test(test_env_strategy),
+	};
+
+	dcsim_test_print_htm("test-dcache-misuse");
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
