@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef DCSIM_BENCH_H
+#define DCSIM_BENCH_H
+
+/*
+ * dcsim-bench: the shared types of the benchmark tool.
+ *
+ * A run measures "rows": (group, thread count, subject).  A group is either
+ * the bounds (workload-independent reference loops: the bare atomic floor,
+ * the spinlock ceiling, a raw lockref get+put) or one workload, whose
+ * subjects are the dput strategies of the model.  Every row is measured
+ * once per repetition; within a repetition the rows of one (group, threads)
+ * pair run back to back in an order rotated from repetition to repetition,
+ * so slow drift of the machine (frequency, noisy neighbours) hits every
+ * subject alike and ratios are taken between samples seconds apart.
+ *
+ * A workload plugs in through struct bench_workload: setup builds the state
+ * for one cell (a cache with the subject's strategy and a tree), run does n
+ * operations on one worker thread, collect reads the model's per-cache
+ * statistics, teardown frees everything.  Nothing in the harness knows what
+ * an operation is.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <dcsim/cache.h>
+#include <dcsim/compiler.h>
+#include <dcsim/stats.h>
+
+#define BENCH_MAX_THREADS	128
+#define BENCH_MAX_REPS		1000
+
+struct bench_cell;
+struct bench_worker;
+
+/*
+ * The model's per-cache counters over a cell (enum dcsim_cache_stat): dputs,
+ * how many took d_lock, fast-path completions, transactions and the
+ * model's own abort reasons.  Zero and have_cache false for the bounds.
+ */
+struct bench_counts {
+	bool have_cache;
+	int64_t v[DCSIM_CS_NR];
+};
+
+/* One measured cell: one subject, one thread count, one repetition. */
+struct bench_sample {
+	bool done;
+	double wall_ns;		/* first worker start to last worker end */
+	uint64_t ops;		/* all workers */
+	uint64_t thr_ops_min, thr_ops_max;
+	double thr_busy_ns;	/* sum over workers of their own loop time */
+	double thr_cpu_ns;	/* sum over workers of the CPU time they got */
+	struct dcsim_stats st;	/* library counters: lockref, HTM */
+	struct bench_counts c;
+};
+
+/* Per-thread context handed to a workload's run(). */
+struct bench_worker {
+	unsigned int id;	/* 0 .. nthreads-1 */
+	unsigned int nthreads;
+	uint64_t rng;		/* xorshift state, seeded from --seed and id */
+	void *priv;		/* the workload's per-thread state */
+};
+
+struct bench_config;
+
+struct bench_workload {
+	const char *name;
+	const char *models;	/* the kernel situation, one line for --help */
+	/* main thread; Return: 0 or a negative errno (message printed) */
+	int (*setup)(struct bench_cell *cell);
+	/* on the worker, before timing starts / after it ends */
+	void (*thread_init)(struct bench_cell *cell, struct bench_worker *w);
+	void (*thread_fini)(struct bench_cell *cell, struct bench_worker *w);
+	/* on the worker: perform @n operations */
+	void (*run)(struct bench_cell *cell, struct bench_worker *w, uint64_t n);
+	/* main thread, after the workers stopped: fill the model's counters */
+	void (*collect)(struct bench_cell *cell, struct bench_counts *c);
+	void (*teardown)(struct bench_cell *cell);
+	/* optional helper thread for the cell (churn's shrinker); NULL if none */
+	void (*helper)(struct bench_cell *cell, volatile int *stop);
+};
+
+enum bench_subject_kind { BENCH_BOUND, BENCH_STRATEGY };
+
+struct bench_subject {
+	const char *name;
+	enum bench_subject_kind kind;
+	const void *strategy;	/* the model's strategy, for BENCH_STRATEGY */
+	/* for bounds: the whole workload */
+	const struct bench_workload *bound;
+};
+
+/* What the cell sees: configuration, subject, and the workload's state. */
+struct bench_cell {
+	const struct bench_config *cfg;
+	const struct bench_workload *wl;
+	const struct bench_subject *subj;
+	unsigned int nthreads;
+	void *state;		/* the workload's per-cell state */
+};
+
+/* A group: the bounds, or one workload with the strategies. */
+struct bench_group {
+	const char *name;	/* "bounds" or the workload's name */
+	const struct bench_workload *wl;	/* NULL for bounds */
+	unsigned int first_subject, nr_subjects;	/* into cfg->subjects */
+};
+
+struct bench_row {
+	unsigned int group, tidx, subject;	/* tidx indexes cfg->threads */
+	struct bench_sample *samples;		/* [reps] */
+};
+
+enum bench_format { BENCH_FMT_TABLE, BENCH_FMT_CSV, BENCH_FMT_JSON };
+
+/* Tree shape and workload knobs. */
+struct bench_shape {
+	unsigned int depth;	/* walk: components per path (>= 1) */
+	unsigned int fanout;	/* shared directories per directory level */
+	unsigned int leaves;	/* private leaves per thread per bottom directory */
+	unsigned int files;	/* final: private files per thread; churn: names per thread */
+	unsigned int shrink_batch;	/* churn: LRU entries scanned per prune */
+	unsigned int shrink_us;		/* churn: pause between prunes */
+	unsigned int unlink_pct;	/* churn: lookups that unlink */
+	unsigned int mix[8];		/* mixed: weight per workload index */
+};
+
+struct bench_config {
+	/* what to run */
+	struct bench_subject subjects[16];
+	unsigned int nr_subjects;
+	struct bench_group groups[8];
+	unsigned int nr_groups;
+	unsigned int threads[32];
+	unsigned int nr_threads;
+	unsigned int reps;
+	double duration_s;	/* per cell; 0 when ops is used */
+	uint64_t ops;		/* per thread per cell; 0 when duration is used */
+	uint64_t seed;
+	bool pin;
+	int cpus[BENCH_MAX_THREADS];	/* pinning order */
+	unsigned int nr_cpus;
+	struct bench_shape shape;
+	unsigned int baseline;		/* subject index for ratios */
+	/* output */
+	enum bench_format format;
+	const char *plot;
+	bool progress;
+	bool quiet_warn;
+	char cmdline[1024];
+	/* results */
+	struct bench_row *rows;
+	unsigned int nr_rows;
+};
+
+/* Host facts recorded in every report. */
+struct bench_host {
+	char cpu[128];
+	unsigned int online_cpus;
+	const char *htm_backend;
+	const char *htm_policy;
+	bool htm_cpu;		/* usable HTM detected */
+	bool htm_live;		/* transactions are executed */
+	bool rtm_always_abort;
+	char kernel[160];
+	char when[32];
+	const char *version;
+	size_t dentry_size;	/* sizeof(struct dcsim_dentry), 0 if unknown */
+	double load_before, load_after;	/* 1-minute load average; < 0 unknown */
+};
+
+/* harness.c */
+int bench_pool_start(struct bench_config *cfg, unsigned int nworkers);
+void bench_pool_stop(void);
+int bench_run_cell(struct bench_config *cfg, const struct bench_workload *wl,
+		   const struct bench_subject *subj, unsigned int nthreads,
+		   struct bench_sample *out);
+static inline uint64_t bench_rand(uint64_t *s)
+{
+	/* xorshift64*: cheap, good enough to pick paths and names */
+	uint64_t x = *s;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*s = x;
+	return x * 0x2545f4914f6cdd1dull;
+}
+
+/* bounds.c */
+extern const struct bench_workload bench_bound_floor, bench_bound_cmpxchg, bench_bound_spin,
+	bench_bound_lockref;
+#define BENCH_NR_BOUNDS	4	/* subjects 0..3 of every run: floor, cmpxchg, spin, raw-lockref */
+
+/* workloads.c: the model's workloads and strategies */
+extern const struct bench_workload *const bench_workloads[];
+extern const unsigned int bench_nr_workloads;
+const struct bench_workload *bench_workload_find(const char *name);
+/* Fill @cfg->subjects with the model's strategies named in @list (NULL: all). */
+int bench_strategies_add(struct bench_config *cfg, const char *list);
+const char *bench_strategy_list(void);	/* "locked,lockref,..." */
+size_t bench_dentry_size(void);
+
+/* report.c */
+struct bench_agg {
+	unsigned int n;			/* repetitions measured */
+	double ops_s_min, ops_s_med, ops_s_max;
+	double ops_s_thr_med;		/* per thread */
+	double ns_op_min, ns_op_med, ns_op_max;	/* per thread: CPU time / its ops */
+	double ratio_base;		/* median over reps of ops_s / baseline ops_s; NAN if none */
+	double x_floor, x_ceil;		/* median over reps of ns_op / bound ns_op */
+	struct bench_counts c;		/* summed over reps */
+	struct dcsim_stats st;		/* summed over reps */
+	uint64_t ops;			/* summed over reps */
+};
+
+void bench_aggregate(const struct bench_config *cfg, const struct bench_row *row,
+		     struct bench_agg *agg);
+int bench_find_row(const struct bench_config *cfg, const char *group,
+		   unsigned int nthreads, const char *subject);
+void bench_report(const struct bench_config *cfg, const struct bench_host *host, FILE *f);
+int bench_plot(const struct bench_config *cfg, const struct bench_host *host, const char *png);
+
+#endif /* DCSIM_BENCH_H */

@@ -1,0 +1,714 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * dcsim-bench: every dput() strategy side by side, on the workloads that
+ * decide between them, with the bounds measured in the same run.
+ *
+ *   dcsim-bench [options]          (see usage() or --help)
+ *
+ * Exit status: 0 on success, 1 when a measurement failed (a cell could not
+ * be set up), 2 on bad usage.
+ */
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <dcsim/config.h>
+#include <dcsim/htm.h>
+#include <dcsim/warn.h>
+
+#include "bench.h"
+
+#define PROG "dcsim-bench"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: " PROG " [options]\n"
+"Compares the dput() strategies of the dcsim dentry cache model side by side,\n"
+"with a bare atomic floor and a spinlock ceiling measured in the same run.\n"
+"\n"
+"What to run:\n"
+"  -w, --workloads LIST     comma list of workloads (default: all), see --list\n"
+"  -s, --strategies LIST    comma list of strategies (default: all): %s\n"
+"  -t, --threads LIST       thread counts, e.g. 1,2,4 (default: 1,2,4.. up to the CPUs)\n"
+"  -d, --duration SEC       time per cell (default 0.1)\n"
+"  -n, --ops N              operations per thread per cell instead of a duration\n"
+"  -r, --reps N             repetitions, strategies interleaved in each (default 3)\n"
+"  -b, --baseline NAME      strategy the ratios are taken against (default locked)\n"
+"      --seed N             seed for paths and names (default 1)\n"
+"      --htm POLICY         auto, off or force (default $DCSIM_HTM, else auto)\n"
+"      --pin / --no-pin     pin worker i to the i-th CPU of --cpus (default: pin)\n"
+"      --cpus LIST          CPUs to pin to, in order (default: the allowed CPUs)\n"
+"\n"
+"Tree shape and workload knobs:\n"
+"      --depth K            walk: path components (default 4)\n"
+"      --fanout F           walk: shared directories per level (default 4)\n"
+"      --leaves L           walk: private leaves per thread per bottom directory (default 8)\n"
+"      --files N            final: private files per thread; churn: names per thread\n"
+"                           (default 64)\n"
+"      --shrink-batch N     churn: LRU entries scanned per prune (default 64)\n"
+"      --shrink-us N        churn: microseconds between prunes (default 200)\n"
+"      --unlink-pct P       churn: share of found names that are unlinked (default 25)\n"
+"      --mix SPEC           mixed: weights, e.g. hot=1,final=2,walk=6,churn=1 (the default)\n"
+"\n"
+"Output:\n"
+"  -f, --format FMT         table (default), csv or json, on stdout\n"
+"  -o, --output FILE        write the report to FILE instead of stdout\n"
+"      --plot FILE.png      draw throughput vs threads and slow-path fractions (gnuplot)\n"
+"      --progress / --no-progress   progress line on stderr (default: if a terminal)\n"
+"  -l, --list               list workloads, strategies and bounds, then exit\n"
+"  -h, --help               this text\n"
+"\n"
+"Every report names the CPU and whether HTM (TSX) was live.  Exit status:\n"
+"0 ok, 1 a measurement failed, 2 bad usage.\n", bench_strategy_list());
+}
+
+static void list_all(void)
+{
+	printf("workloads:\n");
+	for (unsigned int i = 0; i < bench_nr_workloads; i++)
+		printf("  %-8s %s\n", bench_workloads[i]->name, bench_workloads[i]->models);
+	printf("strategies:\n  %s\n", bench_strategy_list());
+	printf("bounds (always measured):\n");
+	printf("  %-12s %s\n", "floor", bench_bound_floor.models);
+	printf("  %-12s %s\n", "cmpxchg", bench_bound_cmpxchg.models);
+	printf("  %-12s %s\n", "spin", bench_bound_spin.models);
+	printf("  %-12s %s\n", "raw-lockref", bench_bound_lockref.models);
+}
+
+static __attribute__((format(printf, 1, 2))) int bad(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs(PROG ": ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\n(try '" PROG " --help')\n", stderr);
+	return 2;
+}
+
+/* Parse an unsigned integer in [min, max]; Return: 0 or -1. */
+static int parse_uint(const char *s, unsigned long long min, unsigned long long max,
+		      unsigned long long *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!s || !*s || *s == '-' || *s == '+')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int opt_uint(const char *opt, const char *arg, unsigned long long min,
+		    unsigned long long max, unsigned int *out)
+{
+	unsigned long long v;
+
+	if (parse_uint(arg, min, max, &v))
+		return bad("--%s wants a whole number in %llu..%llu, got '%s'", opt, min, max, arg);
+	*out = (unsigned int)v;
+	return 0;
+}
+
+/* Comma list of unsigned numbers; Return: count, or -1 on a bad element. */
+static int parse_list(const char *s, unsigned long long min, unsigned long long max,
+		      unsigned int *out, unsigned int cap)
+{
+	char buf[512], *save, *tok;
+	int n = 0;
+
+	if (!s || !*s || strlen(s) >= sizeof(buf))
+		return -1;
+	strcpy(buf, s);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		unsigned long long v;
+
+		if ((unsigned int)n >= cap || parse_uint(tok, min, max, &v))
+			return -1;
+		out[n++] = (unsigned int)v;
+	}
+	return n ? n : -1;
+}
+
+static int add_group(struct bench_config *cfg, const char *name,
+		     const struct bench_workload *wl)
+{
+	for (unsigned int i = 0; i < cfg->nr_groups; i++)
+		if (!strcmp(cfg->groups[i].name, name))
+			return 0;	/* named twice: once is enough */
+	if (cfg->nr_groups >= DCSIM_ARRAY_SIZE(cfg->groups))
+		return bad("too many workloads");
+	cfg->groups[cfg->nr_groups++] = (struct bench_group){ .name = name, .wl = wl };
+	return 0;
+}
+
+static int parse_workloads(struct bench_config *cfg, const char *list)
+{
+	char buf[256], *save, *tok;
+
+	if (!list) {
+		for (unsigned int i = 0; i < bench_nr_workloads; i++)
+			add_group(cfg, bench_workloads[i]->name, bench_workloads[i]);
+		return 0;
+	}
+	if (!*list || strlen(list) >= sizeof(buf))
+		return bad("--workloads wants a comma list of workloads");
+	strcpy(buf, list);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		const struct bench_workload *wl = bench_workload_find(tok);
+		int err;
+
+		if (!wl) {
+			fprintf(stderr, PROG ": unknown workload '%s'; known:", tok);
+			for (unsigned int i = 0; i < bench_nr_workloads; i++)
+				fprintf(stderr, " %s", bench_workloads[i]->name);
+			fputc('\n', stderr);
+			return 2;
+		}
+		err = add_group(cfg, wl->name, wl);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int parse_mix(struct bench_config *cfg, const char *spec)
+{
+	char buf[256], *save, *tok;
+
+	if (!*spec || strlen(spec) >= sizeof(buf))
+		return bad("--mix wants NAME=WEIGHT pairs, e.g. hot=1,walk=4");
+	memset(cfg->shape.mix, 0, sizeof(cfg->shape.mix));
+	strcpy(buf, spec);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(tok, '=');
+		unsigned long long w;
+		unsigned int i;
+
+		if (!eq)
+			return bad("--mix: '%s' is not NAME=WEIGHT", tok);
+		*eq = 0;
+		for (i = 0; i < bench_nr_workloads; i++)
+			if (!strcmp(bench_workloads[i]->name, tok))
+				break;
+		if (i == bench_nr_workloads || !strcmp(tok, "mixed"))
+			return bad("--mix: '%s' is not a workload that can be mixed", tok);
+		if (parse_uint(eq + 1, 0, 1000000, &w))
+			return bad("--mix: weight for %s must be 0..1000000, got '%s'", tok, eq + 1);
+		cfg->shape.mix[i] = (unsigned int)w;
+	}
+	for (unsigned int i = 0; i < bench_nr_workloads; i++)
+		if (cfg->shape.mix[i])
+			return 0;
+	return bad("--mix: every weight is zero");
+}
+
+/* 1-minute load average: a busy host makes every figure noisier. */
+static double loadavg(void)
+{
+	FILE *f = fopen("/proc/loadavg", "r");
+	double l = -1;
+
+	if (f) {
+		if (fscanf(f, "%lf", &l) != 1)
+			l = -1;
+		fclose(f);
+	}
+	return l;
+}
+
+static void host_info(struct bench_host *h, double load_before)
+{
+	struct dcsim_htm_info info;
+	struct utsname u;
+	time_t now = time(NULL);
+
+	memset(h, 0, sizeof(*h));
+	dcsim_htm_get_info(&info);
+	snprintf(h->cpu, sizeof(h->cpu), "%s", info.cpu[0] ? info.cpu : "unknown CPU");
+	h->online_cpus = (unsigned int)sysconf(_SC_NPROCESSORS_ONLN);
+	h->htm_backend = dcsim_htm_backend_name(info.backend);
+	h->htm_policy = dcsim_htm_policy_name(info.policy);
+	h->htm_cpu = info.cpu_has_htm;
+	h->htm_live = info.live;
+	h->rtm_always_abort = info.x86_rtm_always_abort;
+	if (uname(&u) == 0)
+		snprintf(h->kernel, sizeof(h->kernel), "%s %s", u.release, u.machine);
+	strftime(h->when, sizeof(h->when), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	h->version = DCSIM_VERSION;
+	h->dentry_size = bench_dentry_size();
+	h->load_before = load_before;
+	h->load_after = loadavg();
+}
+
+static void make_cmdline(struct bench_config *cfg, int argc, char **argv)
+{
+	size_t off = 0;
+
+	cfg->cmdline[0] = 0;
+	for (int i = 0; i < argc && off < sizeof(cfg->cmdline); i++) {
+		const char *a = i ? argv[i] : PROG;
+		bool q = strpbrk(a, " \t'\"$") != NULL;
+
+		off += snprintf(cfg->cmdline + off, sizeof(cfg->cmdline) - off, "%s%s%s%s",
+				i ? " " : "", q ? "'" : "", a, q ? "'" : "");
+	}
+}
+
+static void default_threads(struct bench_config *cfg, unsigned int ncpu)
+{
+	cfg->nr_threads = 0;
+	for (unsigned int t = 1; t < ncpu && cfg->nr_threads < 31; t *= 2)
+		cfg->threads[cfg->nr_threads++] = t;
+	cfg->threads[cfg->nr_threads++] = ncpu ? ncpu : 1;
+}
+
+static int default_cpus(struct bench_config *cfg)
+{
+	cpu_set_t set;
+
+	cfg->nr_cpus = 0;
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return -1;
+	for (int c = 0; c < CPU_SETSIZE && cfg->nr_cpus < BENCH_MAX_THREADS; c++)
+		if (CPU_ISSET(c, &set))
+			cfg->cpus[cfg->nr_cpus++] = c;
+	return 0;
+}
+
+/* Rows in report order: group, then threads, then subject. */
+static int build_rows(struct bench_config *cfg)
+{
+	unsigned int n = 0;
+
+	for (unsigned int g = 0; g < cfg->nr_groups; g++)
+		n += cfg->groups[g].nr_subjects * cfg->nr_threads;
+	cfg->rows = calloc(n, sizeof(*cfg->rows));
+	if (!cfg->rows)
+		return -ENOMEM;
+	cfg->nr_rows = 0;
+	for (unsigned int g = 0; g < cfg->nr_groups; g++)
+		for (unsigned int ti = 0; ti < cfg->nr_threads; ti++)
+			for (unsigned int k = 0; k < cfg->groups[g].nr_subjects; k++) {
+				struct bench_row *r = &cfg->rows[cfg->nr_rows++];
+
+				r->group = g;
+				r->tidx = ti;
+				r->subject = cfg->groups[g].first_subject + k;
+				r->samples = calloc(cfg->reps, sizeof(*r->samples));
+				if (!r->samples)
+					return -ENOMEM;
+			}
+	return 0;
+}
+
+static struct bench_row *row_of(struct bench_config *cfg, unsigned int g, unsigned int ti,
+				unsigned int s)
+{
+	for (unsigned int i = 0; i < cfg->nr_rows; i++) {
+		struct bench_row *r = &cfg->rows[i];
+
+		if (r->group == g && r->tidx == ti && r->subject == s)
+			return r;
+	}
+	return NULL;
+}
+
+static void progress(const struct bench_config *cfg, unsigned long done, unsigned long total,
+		     unsigned int rep, const char *group, unsigned int threads, const char *subj,
+		     double eta_s)
+{
+	if (!cfg->progress)
+		return;
+	fprintf(stderr, "\r\033[K[%3lu%%] rep %u/%u  %-6s t=%-3u %-12s  ~%.0fs left",
+		total ? done * 100 / total : 100, rep + 1, cfg->reps, group, threads, subj, eta_s);
+	fflush(stderr);
+}
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/*
+ * The measurement: repetition by repetition, every (group, threads) pair,
+ * its subjects in an order rotated by the repetition number, so no subject
+ * always runs first after a warm-up or last before a frequency drop.
+ */
+static int run_all(struct bench_config *cfg)
+{
+	unsigned long total = (unsigned long)cfg->nr_rows * cfg->reps, done = 0;
+	double t0 = mono_s();
+	int failed = 0;
+
+	for (unsigned int rep = 0; rep < cfg->reps; rep++)
+		for (unsigned int ti = 0; ti < cfg->nr_threads; ti++)
+			for (unsigned int g = 0; g < cfg->nr_groups; g++) {
+				const struct bench_group *grp = &cfg->groups[g];
+
+				for (unsigned int k = 0; k < grp->nr_subjects; k++) {
+					unsigned int s = grp->first_subject +
+							 (k + rep) % grp->nr_subjects;
+					const struct bench_subject *subj = &cfg->subjects[s];
+					struct bench_row *row = row_of(cfg, g, ti, s);
+					const struct bench_workload *wl = grp->wl ? grp->wl : subj->bound;
+					double el = mono_s() - t0;
+					int err;
+
+					progress(cfg, done, total, rep, grp->name, cfg->threads[ti],
+						 subj->name, done ? el * (total - done) / done : 0);
+					err = bench_run_cell(cfg, wl, subj, cfg->threads[ti],
+							     &row->samples[rep]);
+					if (err && failed++ < 3)
+						fprintf(stderr, "%s" PROG ": %s/%s at %u threads failed: %s%s\n",
+							cfg->progress ? "\n" : "", grp->name, subj->name,
+							cfg->threads[ti], strerror(-err),
+							failed == 3 ? " (further failures not shown)" : "");
+					done++;
+				}
+			}
+	if (cfg->progress)
+		fprintf(stderr, "\r\033[K");
+	return failed ? 1 : 0;
+}
+
+enum {
+	OPT_SEED = 256, OPT_HTM, OPT_PIN, OPT_NO_PIN, OPT_CPUS, OPT_DEPTH, OPT_FANOUT,
+	OPT_LEAVES, OPT_FILES, OPT_SHRINK_BATCH, OPT_SHRINK_US, OPT_UNLINK_PCT, OPT_MIX,
+	OPT_PLOT, OPT_PROGRESS, OPT_NO_PROGRESS,
+};
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "workloads", required_argument, NULL, 'w' },
+		{ "strategies", required_argument, NULL, 's' },
+		{ "threads", required_argument, NULL, 't' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "ops", required_argument, NULL, 'n' },
+		{ "reps", required_argument, NULL, 'r' },
+		{ "baseline", required_argument, NULL, 'b' },
+		{ "seed", required_argument, NULL, OPT_SEED },
+		{ "htm", required_argument, NULL, OPT_HTM },
+		{ "pin", no_argument, NULL, OPT_PIN },
+		{ "no-pin", no_argument, NULL, OPT_NO_PIN },
+		{ "cpus", required_argument, NULL, OPT_CPUS },
+		{ "depth", required_argument, NULL, OPT_DEPTH },
+		{ "fanout", required_argument, NULL, OPT_FANOUT },
+		{ "leaves", required_argument, NULL, OPT_LEAVES },
+		{ "files", required_argument, NULL, OPT_FILES },
+		{ "shrink-batch", required_argument, NULL, OPT_SHRINK_BATCH },
+		{ "shrink-us", required_argument, NULL, OPT_SHRINK_US },
+		{ "unlink-pct", required_argument, NULL, OPT_UNLINK_PCT },
+		{ "mix", required_argument, NULL, OPT_MIX },
+		{ "format", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "plot", required_argument, NULL, OPT_PLOT },
+		{ "progress", no_argument, NULL, OPT_PROGRESS },
+		{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
+		{ "list", no_argument, NULL, 'l' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	static struct bench_config cfg;
+	const char *workloads = NULL, *strategies = NULL, *baseline = "locked";
+	const char *htm_arg = NULL, *cpus_arg = NULL, *output = NULL;
+	int progress_opt = -1;
+	double load;
+	unsigned int ncpu, maxthr = 0;
+	struct bench_host host;
+	FILE *out = stdout;
+	int c, err, failed;
+
+	make_cmdline(&cfg, argc, argv);
+	cfg.reps = 3;
+	cfg.duration_s = 0.1;
+	cfg.seed = 1;
+	cfg.pin = true;
+	cfg.shape = (struct bench_shape){
+		.depth = 4, .fanout = 4, .leaves = 8, .files = 64,
+		.shrink_batch = 64, .shrink_us = 200, .unlink_pct = 25,
+	};
+
+	while ((c = getopt_long(argc, argv, "w:s:t:d:n:r:b:f:o:lh", opts, NULL)) != -1) {
+		unsigned long long v;
+		int n;
+
+		switch (c) {
+		case 'w':
+			workloads = optarg;
+			break;
+		case 's':
+			strategies = optarg;
+			break;
+		case 't':
+			n = parse_list(optarg, 0, ULLONG_MAX, cfg.threads, DCSIM_ARRAY_SIZE(cfg.threads));
+			if (n < 0)
+				return bad("--threads wants a comma list of thread counts, got '%s'",
+					   optarg);
+			for (int i = 0; i < n; i++)
+				if (cfg.threads[i] == 0 || cfg.threads[i] > BENCH_MAX_THREADS)
+					return bad("--threads: %u is not a thread count in 1..%u",
+						   cfg.threads[i], BENCH_MAX_THREADS);
+			cfg.nr_threads = (unsigned int)n;
+			break;
+		case 'd': {
+			char *end;
+			double d;
+
+			errno = 0;
+			d = strtod(optarg, &end);
+			if (errno || *end || end == optarg || !isfinite(d))
+				return bad("--duration wants seconds, e.g. 0.1, got '%s'", optarg);
+			if (d <= 0)
+				return bad("--duration must be positive, got '%s'", optarg);
+			if (d > 3600)
+				return bad("--duration: %s s per cell is more than an hour", optarg);
+			cfg.duration_s = d;
+			cfg.ops = 0;
+			break;
+		}
+		case 'n':
+			if (parse_uint(optarg, 1, 1ull << 40, &v))
+				return bad("--ops wants a positive operation count, got '%s'", optarg);
+			cfg.ops = v;
+			break;
+		case 'r':
+			if (opt_uint("reps", optarg, 1, BENCH_MAX_REPS, &cfg.reps))
+				return 2;
+			break;
+		case 'b':
+			baseline = optarg;
+			break;
+		case OPT_SEED:
+			if (parse_uint(optarg, 0, ULLONG_MAX, &v))
+				return bad("--seed wants a whole number, got '%s'", optarg);
+			cfg.seed = v;
+			break;
+		case OPT_HTM:
+			htm_arg = optarg;
+			break;
+		case OPT_PIN:
+			cfg.pin = true;
+			break;
+		case OPT_NO_PIN:
+			cfg.pin = false;
+			break;
+		case OPT_CPUS:
+			cpus_arg = optarg;
+			break;
+		case OPT_DEPTH:
+			if (opt_uint("depth", optarg, 1, 16, &cfg.shape.depth))
+				return 2;
+			break;
+		case OPT_FANOUT:
+			if (opt_uint("fanout", optarg, 1, 64, &cfg.shape.fanout))
+				return 2;
+			break;
+		case OPT_LEAVES:
+			if (opt_uint("leaves", optarg, 1, 4096, &cfg.shape.leaves))
+				return 2;
+			break;
+		case OPT_FILES:
+			if (opt_uint("files", optarg, 1, 1u << 20, &cfg.shape.files))
+				return 2;
+			break;
+		case OPT_SHRINK_BATCH:
+			if (opt_uint("shrink-batch", optarg, 1, 1u << 20, &cfg.shape.shrink_batch))
+				return 2;
+			break;
+		case OPT_SHRINK_US:
+			if (opt_uint("shrink-us", optarg, 0, 10000000, &cfg.shape.shrink_us))
+				return 2;
+			break;
+		case OPT_UNLINK_PCT:
+			if (opt_uint("unlink-pct", optarg, 0, 100, &cfg.shape.unlink_pct))
+				return 2;
+			break;
+		case OPT_MIX:
+			err = parse_mix(&cfg, optarg);
+			if (err)
+				return err;
+			break;
+		case 'f':
+			if (!strcmp(optarg, "table"))
+				cfg.format = BENCH_FMT_TABLE;
+			else if (!strcmp(optarg, "csv"))
+				cfg.format = BENCH_FMT_CSV;
+			else if (!strcmp(optarg, "json"))
+				cfg.format = BENCH_FMT_JSON;
+			else
+				return bad("--format must be table, csv or json, got '%s'", optarg);
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case OPT_PLOT:
+			cfg.plot = optarg;
+			break;
+		case OPT_PROGRESS:
+			progress_opt = 1;
+			break;
+		case OPT_NO_PROGRESS:
+			progress_opt = 0;
+			break;
+		case 'l':
+			list_all();
+			return 0;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			fputs("(try '" PROG " --help')\n", stderr);
+			return 2;
+		}
+	}
+	if (optind < argc)
+		return bad("unexpected argument '%s'", argv[optind]);
+
+	/* HTM policy first: it decides what the HTM strategies will do. */
+	err = dcsim_htm_init();
+	if (err == -EINVAL && !htm_arg)
+		return bad("DCSIM_HTM in the environment must be auto, off or force");
+	if (htm_arg) {
+		enum dcsim_htm_policy pol;
+
+		if (dcsim_htm_policy_parse(htm_arg, &pol))
+			return bad("--htm must be auto, off or force, got '%s'", htm_arg);
+		err = dcsim_htm_set_policy(pol);
+		if (err == -ENOTSUP)
+			fprintf(stderr, PROG ": --htm force refused: the CPU cannot execute "
+				"transactions; HTM strategies run their fallbacks\n");
+	}
+
+	ncpu = (unsigned int)sysconf(_SC_NPROCESSORS_ONLN);
+	if (default_cpus(&cfg) || !cfg.nr_cpus) {
+		cfg.nr_cpus = 0;
+		cfg.pin = false;
+	}
+	if (cpus_arg) {
+		unsigned int tmp[BENCH_MAX_THREADS];
+		int n = parse_list(cpus_arg, 0, CPU_SETSIZE - 1, tmp, BENCH_MAX_THREADS);
+
+		if (n < 0)
+			return bad("--cpus wants a comma list of CPU numbers, got '%s'", cpus_arg);
+		for (int i = 0; i < n; i++) {
+			bool allowed = false;
+
+			for (unsigned int j = 0; j < cfg.nr_cpus; j++)
+				allowed |= cfg.cpus[j] == (int)tmp[i];
+			if (!allowed)
+				return bad("--cpus: CPU %u is not online or not allowed here", tmp[i]);
+		}
+		for (int i = 0; i < n; i++)
+			cfg.cpus[i] = (int)tmp[i];
+		cfg.nr_cpus = (unsigned int)n;
+	}
+	if (!cfg.nr_threads)
+		default_threads(&cfg, cfg.nr_cpus ? cfg.nr_cpus : ncpu);
+
+	/* Subjects: the bounds, then the strategies; groups: bounds, then workloads. */
+	cfg.subjects[0] = (struct bench_subject){ "floor", BENCH_BOUND, NULL, &bench_bound_floor };
+	cfg.subjects[1] = (struct bench_subject){ "cmpxchg", BENCH_BOUND, NULL,
+						  &bench_bound_cmpxchg };
+	cfg.subjects[2] = (struct bench_subject){ "spin", BENCH_BOUND, NULL, &bench_bound_spin };
+	cfg.subjects[3] = (struct bench_subject){ "raw-lockref", BENCH_BOUND, NULL,
+						  &bench_bound_lockref };
+	cfg.nr_subjects = BENCH_NR_BOUNDS;
+	cfg.groups[0] = (struct bench_group){ .name = "bounds", .first_subject = 0,
+					      .nr_subjects = BENCH_NR_BOUNDS };
+	cfg.nr_groups = 1;
+	err = bench_strategies_add(&cfg, strategies);
+	if (err)
+		return err;
+	err = parse_workloads(&cfg, workloads);
+	if (err)
+		return err;
+	if (cfg.nr_subjects == BENCH_NR_BOUNDS && cfg.nr_groups > 1)
+		return bad("no strategy selected");
+	for (unsigned int g = 1; g < cfg.nr_groups; g++) {
+		cfg.groups[g].first_subject = BENCH_NR_BOUNDS;
+		cfg.groups[g].nr_subjects = cfg.nr_subjects - BENCH_NR_BOUNDS;
+	}
+	cfg.baseline = 0;
+	if (cfg.nr_subjects > BENCH_NR_BOUNDS) {
+		unsigned int s;
+
+		for (s = BENCH_NR_BOUNDS; s < cfg.nr_subjects; s++)
+			if (!strcmp(cfg.subjects[s].name, baseline))
+				break;
+		if (s == cfg.nr_subjects) {
+			/* the default baseline need not be among --strategies */
+			if (strcmp(baseline, "locked") || !strategies)
+				return bad("--baseline '%s' is not one of the selected strategies",
+					   baseline);
+			s = BENCH_NR_BOUNDS;
+		}
+		cfg.baseline = s;
+	}
+	if (!cfg.shape.mix[0] && !cfg.shape.mix[1] && !cfg.shape.mix[2] && !cfg.shape.mix[3])
+		parse_mix(&cfg, "hot=1,final=2,walk=6,churn=1");
+
+	for (unsigned int i = 0; i < cfg.nr_threads; i++)
+		if (cfg.threads[i] > maxthr)
+			maxthr = cfg.threads[i];
+	if (maxthr > ncpu)
+		fprintf(stderr, PROG ": note: %u threads on %u CPUs: oversubscribed, "
+			"lock holders get preempted\n", maxthr, ncpu);
+
+	cfg.progress = progress_opt >= 0 ? progress_opt : isatty(STDERR_FILENO);
+
+	if (output) {
+		out = fopen(output, "w");
+		if (!out) {
+			fprintf(stderr, PROG ": cannot write '%s': %s\n", output, strerror(errno));
+			return 2;
+		}
+	}
+
+	/* The workloads misuse nothing; a warning would be a model bug worth seeing. */
+	dcsim_warn_reset();
+	if (build_rows(&cfg)) {
+		fputs(PROG ": out of memory\n", stderr);
+		return 1;
+	}
+	err = bench_pool_start(&cfg, maxthr);
+	if (err)
+		return 1;
+	load = loadavg();
+	failed = run_all(&cfg);
+	bench_pool_stop();
+
+	host_info(&host, load);
+	bench_report(&cfg, &host, out);
+	if (dcsim_warn_count())
+		fprintf(stderr, PROG ": the model raised %lu warning(s) during the run\n",
+			dcsim_warn_count());
+	if (out != stdout && fclose(out)) {
+		fprintf(stderr, PROG ": writing '%s' failed: %s\n", output, strerror(errno));
+		failed = 1;
+	}
+	if (cfg.plot && bench_plot(&cfg, &host, cfg.plot))
+		failed = 1;
+	return failed;
+}
