@@ -92,7 +92,9 @@ struct dcsim_explore_opts {
  * @thread:   body of logical thread @tid
  * @check:    at quiescence (all threads done, RCU callbacks still queued);
  *            report problems with dcsim_explore_fail(); may be NULL
- * @teardown: frees the state after the queued RCU callbacks ran; may be NULL
+ * @teardown: frees the state after the queued RCU callbacks ran; may be NULL.
+ *            Callbacks it queues run when it returns (so they must not
+ *            use what it frees), and no real grace period is needed.
  * @arg:      passed to @setup
  */
 struct dcsim_scenario {

@@ -999,6 +999,12 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 			pool_install(pool_create(sc->nthreads));
 		exec_prepare();
 		ex.state = sc->setup ? sc->setup(sc->arg) : sc->arg;
+		if (sc->setup && !ex.state) {
+			snprintf(r.failure, sizeof(r.failure), "scenario setup failed");
+			r.failures++;
+			fprintf(stderr, "dcsim-explore: '%s': setup failed\n", sc->name);
+			break;
+		}
 
 		pthread_mutex_lock(&ex.lock);
 		first = pick(NULL);
@@ -1012,24 +1018,34 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 		r.steps += ex.step;
 		if (ex.step > r.max_steps_seen)
 			r.max_steps_seen = ex.step;
-		if (!ex.abandoned) {
-			if (sc->check)
-				sc->check(ex.state);
+		if (!ex.abandoned && sc->check)
+			sc->check(ex.state);
+		if (!ex.failed) {
 			drain_rcu();
 			/*
-			 * Teardown may kill dentries and wait for their grace
-			 * periods (rcu_barrier): give it real RCU.
+			 * Teardown keeps the hook: its callbacks run when it
+			 * returns.  Real grace periods (an rcu_barrier() in a
+			 * cache's destroy) would cost milliseconds for each of
+			 * thousands of executions, and at quiescence there is
+			 * no reader left to wait for anyway.
 			 */
-			dcsim_rcu_set_defer_hook(NULL);
 			if (sc->teardown)
 				sc->teardown(ex.state);
-			dcsim_rcu_set_defer_hook(defer_rcu);
+			drain_rcu();
 		} else {
-			/* The state may be inconsistent: leak it, and the pool. */
+			/*
+			 * The state may be inconsistent (a lock left held would
+			 * hang teardown, a freed dentry still linked would be
+			 * used after free): leak it, and an abandoned pool.
+			 */
+			pthread_mutex_lock(&ex.cb_lock);
 			ex.ncbs = 0;
-			pthread_mutex_lock(&ex.lock);
-			ex.pool = NULL;
-			pthread_mutex_unlock(&ex.lock);
+			pthread_mutex_unlock(&ex.cb_lock);
+			if (ex.abandoned) {
+				pthread_mutex_lock(&ex.lock);
+				ex.pool = NULL;
+				pthread_mutex_unlock(&ex.lock);
+			}
 		}
 		if (ex.failed) {
 			if (!r.failures) {
