@@ -135,8 +135,9 @@ int bench_plot(const struct bench_config *cfg, const struct bench_host *host, co
 		err = -errno;
 		goto out;
 	}
-	fprintf(f, "set terminal pngcairo size 1400,%u font 'sans,9'\nset output ",
-		120 + 330 * nwl);
+	/* noenhanced: "d_lock" must not become d subscript lock */
+	fprintf(f, "set terminal pngcairo noenhanced size 1150,%u font 'sans,8'\nset output ",
+		90 + 270 * nwl);
 	gp_str(f, png);
 	fputs("\nset encoding utf8\nset multiplot layout ", f);
 	fprintf(f, "%u,2 title ", nwl);

@@ -57,8 +57,8 @@ def main():
     check(rc == 0, "csv run exits 0 (stderr: %s)" % err.strip()[:200])
     rows = list(csv.DictReader(io.StringIO(out))) if rc == 0 else []
     subjects = {(r["group"], r["subject"]) for r in rows}
-    check(("bounds", "floor") in subjects and ("bounds", "spin") in subjects and
-          ("bounds", "raw-lockref") in subjects, "csv has the three bounds")
+    check(all(("bounds", b) in subjects for b in ("floor", "cmpxchg", "spin", "raw-lockref")),
+          "csv has the four bounds")
     check(all(("hot", s) in subjects and ("final", s) in subjects for s in strategies),
           "csv has every strategy on hot and final")
     check(all(float(r["ops_s_median"]) > 0 for r in rows), "csv throughput is positive")
