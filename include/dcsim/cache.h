@@ -41,8 +41,9 @@ DCSIM_API struct dcsim_cache *dcsim_cache_create(const struct dcsim_cache_config
 DCSIM_API struct dcsim_cache *dcsim_cache_create_named(const char *strategy);
 
 /**
- * dcsim_cache_destroy() - kill every unused dentry (as at unmount), wait for
- * deferred frees, and retire the cache.  Dentries still referenced are
+ * dcsim_cache_destroy() - kill every unused dentry (as at unmount) and
+ * retire the cache.  Their memory is freed after a grace period (call
+ * dcsim_rcu_barrier() to wait for that).  Dentries still referenced are
  * reported with a warning and leaked (kept reachable, never freed).  Call
  * while no other thread uses the cache.  NULL is a no-op.
  */

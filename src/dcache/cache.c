@@ -156,12 +156,26 @@ const char *dcsim_cache_stat_name(enum dcsim_cache_stat stat)
 	return stat_names[stat];
 }
 
+void __dstat_first_use(struct dcsim_cache *c, unsigned int slot)
+{
+	uint32_t nr = __atomic_load_n(&c->nr_slots, __ATOMIC_RELAXED);
+
+	__atomic_store_n(&c->pcpu[slot].used, 1, __ATOMIC_RELAXED);
+	while (nr < slot + 1 &&
+	       !__atomic_compare_exchange_n(&c->nr_slots, &nr, slot + 1, false,
+					    __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+		;
+}
+
 void dcsim_cache_stats_read(const struct dcsim_cache *c, struct dcsim_cache_stats *out)
 {
+	uint32_t nr;
+
 	memset(out, 0, sizeof(*out));
 	if (WARN_ON_ONCE(!dcache_alive(c)))
 		return;
-	for (unsigned int t = 0; t < DCSIM_MAX_THREADS; t++)
+	nr = __atomic_load_n(&c->nr_slots, __ATOMIC_ACQUIRE);
+	for (unsigned int t = 0; t < nr; t++)
 		for (unsigned int s = 0; s < DCSIM_CS_NR; s++)
 			out->v[s] += (int64_t)__atomic_load_n(&c->pcpu[t].v[s], __ATOMIC_RELAXED);
 }
@@ -179,6 +193,8 @@ void dcsim_cache_stats_reset(struct dcsim_cache *c)
 			__atomic_store_n(&c->pcpu[t].v[s], 0, __ATOMIC_RELAXED);
 	for (unsigned int s = DCSIM_CS_NR_DENTRY; s < DCSIM_CS_NR; s++)
 		__atomic_store_n(&c->pcpu[0].v[s], (uint64_t)sum.v[s], __ATOMIC_RELAXED);
+	if (!c->pcpu[0].used)
+		__dstat_first_use(c, 0);
 }
 
 /* Called after dcsim_htm_begin() returned an abort status. */
@@ -309,8 +325,11 @@ void dcsim_cache_destroy(struct dcsim_cache *c)
 	if (WARN_ON_ONCE(left != 0))
 		fprintf(stderr, "dcsim: cache destroyed with %lu dentries still in use; leaked\n",
 			left);
-	/* Every dentry_free() so far has queued a callback: let them all run. */
-	dcsim_rcu_barrier();
+	/*
+	 * Queued frees (__d_free) touch only their dentry, never the cache, so
+	 * there is no need to wait for them here (a grace period per destroy
+	 * would dominate short tests); dcsim_rcu_barrier() waits if wanted.
+	 */
 	WRITE_ONCE(c->magic, DCACHE_MAGIC_DEAD);
 	free(c->pcpu);
 	c->pcpu = NULL;
@@ -886,7 +905,7 @@ void dcsim_dput_locked_final(struct dcsim_dentry *d, enum dcsim_retain_style sty
 		if (!next)
 			return;
 		if (next != d)
-			dstat_inc(d->d_cache, DCSIM_CS_PARENT_PUT);
+			dstat_inc(next->d_cache, DCSIM_CS_PARENT_PUT); /* d may be freed */
 		d = next;
 		d_lock(d);
 	}

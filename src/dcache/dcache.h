@@ -28,6 +28,7 @@
 /* One thread's counters for one cache; a cache line (or more) of its own. */
 struct dcache_pcpu {
 	uint64_t v[DCSIM_CS_NR];
+	uint32_t used;			/* this slot has counted something */
 } __dcsim_cacheline_aligned;
 
 struct dcache_bucket {
@@ -43,6 +44,7 @@ struct dcsim_cache {
 	struct dcache_bucket *hash;
 	uint32_t hash_mask;
 	struct dcache_pcpu *pcpu;	/* [DCSIM_MAX_THREADS] */
+	uint32_t nr_slots;		/* slots below this may be in use */
 	uint64_t next_id;		/* atomic */
 	struct dcsim_cache *grave_next;	/* destroyed caches, kept until exit */
 
@@ -57,9 +59,21 @@ struct dcsim_cache {
 
 /* ---- small helpers -------------------------------------------------------- */
 
+void __dstat_first_use(struct dcsim_cache *c, unsigned int slot);
+
+/*
+ * Per-thread slot, single writer: no shared cache line is written.  The
+ * first use of a slot raises the cache's high-water mark (rare), so that
+ * readers sum only the slots that can be non-zero.
+ */
 static inline void dstat_add(struct dcsim_cache *c, enum dcsim_cache_stat s, int64_t n)
 {
-	__dcsim_counter_add(&c->pcpu[__dcsim_thread_slot()].v[s], (uint64_t)n);
+	unsigned int slot = __dcsim_thread_slot();
+	struct dcache_pcpu *p = &c->pcpu[slot];
+
+	if (unlikely(!__atomic_load_n(&p->used, __ATOMIC_RELAXED)))
+		__dstat_first_use(c, slot);
+	__dcsim_counter_add(&p->v[s], (uint64_t)n);
 }
 
 static inline void dstat_inc(struct dcsim_cache *c, enum dcsim_cache_stat s)

@@ -114,7 +114,7 @@ enum dcsim_dput_path __dcsim_dput_61(struct dcsim_dentry *d, bool htm)
 		}
 		next = dentry_kill(d);
 		if (next && next != d)
-			dstat_inc(d->d_cache, DCSIM_CS_PARENT_PUT);
+			dstat_inc(next->d_cache, DCSIM_CS_PARENT_PUT); /* d may be freed */
 		d = next;
 	}
 	return path;

@@ -51,7 +51,7 @@ repeat:
 	next = dentry_kill(d);
 	if (next) {
 		if (next != d)
-			dstat_inc(d->d_cache, DCSIM_CS_PARENT_PUT);
+			dstat_inc(next->d_cache, DCSIM_CS_PARENT_PUT); /* d may be freed */
 		d = next;
 		goto repeat;
 	}

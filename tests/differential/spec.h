@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef DCSIM_TESTS_SPEC_H
+#define DCSIM_TESTS_SPEC_H
+
+/*
+ * The executable specification of the dentry cache: a single-threaded,
+ * obviously-correct model of the same operations, with arrays instead of
+ * lists and no locks.  It states what every dput strategy must do; the
+ * only strategy-dependent input is the retain style (3.x sets REFERENCED
+ * on every final put; 4.0+ adds to the LRU first, sets REFERENCED next).
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <dcsim/cache.h>
+#include <dcsim/strategy.h>
+
+#define SPEC_MAX	256	/* dentries per trace, ids 1.. */
+
+enum spec_op_kind { SPEC_OP_NONE, SPEC_OP_ALWAYS, SPEC_OP_NEVER };
+
+struct spec_dentry {
+	bool exists;
+	uint32_t parent;		/* id; == own id for the root */
+	char name[96];			/* full name; snapshots truncate */
+	int32_t count;
+	uint32_t flags;
+	bool hashed;
+	enum spec_op_kind op;
+};
+
+struct spec {
+	enum dcsim_retain_style style;
+	struct spec_dentry d[SPEC_MAX + 1];
+	uint32_t next_id;
+	uint32_t lru[SPEC_MAX];		/* oldest first */
+	uint32_t nlru;
+	int64_t allocs, kills, frees;
+};
+
+void spec_init(struct spec *s, enum dcsim_retain_style style);
+uint32_t spec_alloc_root(struct spec *s, const char *name);
+uint32_t spec_alloc(struct spec *s, uint32_t parent, const char *name);
+void spec_set_op(struct spec *s, uint32_t id, enum spec_op_kind op);
+void spec_set_flags(struct spec *s, uint32_t id, uint32_t flags);
+void spec_add(struct spec *s, uint32_t id, bool positive);
+void spec_rehash(struct spec *s, uint32_t id);
+uint32_t spec_lookup(struct spec *s, uint32_t parent, const char *name);	/* 0: miss */
+void spec_dget(struct spec *s, uint32_t id);
+uint32_t spec_dget_parent(struct spec *s, uint32_t id);
+void spec_dput(struct spec *s, uint32_t id);
+void spec_drop(struct spec *s, uint32_t id);
+void spec_delete(struct spec *s, uint32_t id);
+void spec_invalidate(struct spec *s, uint32_t id);
+unsigned long spec_prune(struct spec *s, unsigned long nr);
+unsigned long spec_shrink_all(struct spec *s);
+/* A hashed, live child @name of @parent exists. */
+bool spec_has_hashed(const struct spec *s, uint32_t parent, const char *name);
+
+/** spec_snapshot() - the canonical state, in the library's format (caller frees). */
+int spec_snapshot(const struct spec *s, struct dcsim_cache_snapshot *out);
+
+#endif
