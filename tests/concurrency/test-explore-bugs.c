@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The explorer has teeth: deliberately broken dput strategies, registered
+ * through the public strategy API like any user's strategy, must each be
+ * caught by the dentry cache scenarios.  For each bug and search mode the
+ * test prints how many executions (schedules) it took; docs/testing.md
+ * quotes these numbers.
+ *
+ * Each bug is one line away from a correct strategy of the library:
+ *
+ *  bug-rtm-no-lock-check  the 2013 RTM patch without the lock-value test in
+ *                         the transaction: its decrement can land inside a
+ *                         d_lock holder's read-modify-write of the count.
+ *  bug-rtm-dec-first      the decrement made (transactionally, lock checked)
+ *                         before the hashed/LRU/REFERENCED check, which then
+ *                         runs after xend; a failed check re-takes "its"
+ *                         reference under d_lock, but from the decrement on
+ *                         the dentry was unused and fair game.
+ *  bug-fast-no-recheck    fast_dput() without the count recheck after it
+ *                         re-locks: the reference it dropped is restored over
+ *                         whatever happened meanwhile (a new reference, a kill).
+ *  bug-fast-no-unhashed   fast_dput()'s lockless retain test without
+ *                         d_unhashed(): a dropped dentry is left unused,
+ *                         unhashed and unowned.
+ *  bug-plain-dec          a non-final put as a plain load and store of the
+ *                         count, not a lockref cmpxchg: lost updates.
+ */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <dcsim/atomic.h>
+#include <dcsim/dentry.h>
+#include <dcsim/explore-dcache.h>
+#include <dcsim/htm.h>
+#include <dcsim/lockref.h>
+#include <dcsim/rcu.h>
+#include <dcsim/strategy.h>
+#include <dcsim/warn.h>
+
+#define REF_LRU		(DCSIM_DCACHE_REFERENCED | DCSIM_DCACHE_LRU_LIST)
+#define MUST_DIE	(DCSIM_DCACHE_DISCONNECTED | DCSIM_DCACHE_DONTCACHE)
+
+/* The 3.12 lockref dput, the fallback of the rtm variants. */
+static enum dcsim_dput_path put_312(struct dcsim_dentry *d)
+{
+	if (dcsim_lockref_put_or_lock(dcsim_d_lockref(d)))
+		return DCSIM_DPUT_PATH_CAS;
+	dcsim_dput_locked_final(d, DCSIM_RETAIN_ALWAYS_REFERENCED);
+	return DCSIM_DPUT_PATH_LOCKED;
+}
+
+static enum dcsim_dput_path bug_rtm_no_lock_check(struct dcsim_dentry *d)
+{
+	struct dcsim_lockref *ref = dcsim_d_lockref(d);
+	dcsim_htm_status_t st;
+	uint32_t f;
+	int32_t c;
+
+	if ((dcsim_d_flags(d) & DCSIM_DCACHE_OP_DELETE) || !dcsim_htm_live())
+		return put_312(d);
+	st = dcsim_htm_begin();
+	if (st != DCSIM_HTM_STARTED)
+		return put_312(d);
+	f = dcsim_d_flags(d);
+	if (dcsim_d_unhashed(d) || (f & REF_LRU) != REF_LRU)
+		dcsim_htm_abort(DCSIM_DCACHE_HTM_NOLRU);
+	/* BUG: the d_lock value is not tested, so a lock holder is not excluded. */
+	c = DCSIM_READ_ONCE(ref->count);
+	if (c <= 0 || (c == 1 && (f & MUST_DIE)))
+		dcsim_htm_abort(DCSIM_DCACHE_HTM_BADCOUNT);
+	DCSIM_WRITE_ONCE(ref->count, c - 1);
+	dcsim_htm_end();
+	return DCSIM_DPUT_PATH_HTM;
+}
+
+static enum dcsim_dput_path bug_rtm_dec_first(struct dcsim_dentry *d)
+{
+	struct dcsim_lockref *ref = dcsim_d_lockref(d);
+	struct dcsim_lockref old;
+	dcsim_htm_status_t st;
+	uint32_t f;
+
+	if ((dcsim_d_flags(d) & DCSIM_DCACHE_OP_DELETE) || !dcsim_htm_live())
+		return put_312(d);
+	dcsim_rcu_read_lock();
+	st = dcsim_htm_begin();
+	if (st != DCSIM_HTM_STARTED) {
+		dcsim_rcu_read_unlock();
+		return put_312(d);
+	}
+	old.lock_count = DCSIM_READ_ONCE(ref->lock_count);
+	if (!dcsim_spin_value_unlocked(old.lock) || old.count <= 0)
+		dcsim_htm_abort(DCSIM_DCACHE_HTM_LOCKED);
+	DCSIM_WRITE_ONCE(ref->count, old.count - 1);
+	dcsim_htm_end();
+	if (old.count > 1) {
+		dcsim_rcu_read_unlock();
+		return DCSIM_DPUT_PATH_HTM;
+	}
+	/* BUG: decremented to zero first, the retain conditions checked after. */
+	f = dcsim_d_flags(d);
+	if (!dcsim_d_unhashed(d) && (f & (REF_LRU | MUST_DIE)) == REF_LRU) {
+		dcsim_rcu_read_unlock();
+		return DCSIM_DPUT_PATH_HTM;
+	}
+	dcsim_spin_lock(&ref->lock);
+	dcsim_rcu_read_unlock();
+	DCSIM_WRITE_ONCE(ref->count, DCSIM_READ_ONCE(ref->count) + 1);
+	dcsim_dput_locked_final(d, DCSIM_RETAIN_ALWAYS_REFERENCED);
+	return DCSIM_DPUT_PATH_LOCKED;
+}
+
+/* fast_dput() of 6.1 with one of two bugs; @bug selects which. */
+static enum dcsim_dput_path fast_variant(struct dcsim_dentry *d, int bug)
+{
+	struct dcsim_lockref *ref = dcsim_d_lockref(d);
+	uint32_t f;
+	int ret;
+
+	if (dcsim_d_flags(d) & DCSIM_DCACHE_OP_DELETE) {
+		if (dcsim_lockref_put_or_lock(ref))
+			return DCSIM_DPUT_PATH_CAS;
+		dcsim_dput_locked_final(d, DCSIM_RETAIN_LRU_THEN_REFERENCED);
+		return DCSIM_DPUT_PATH_LOCKED;
+	}
+	dcsim_rcu_read_lock();
+	ret = dcsim_lockref_put_return(ref);
+	if (ret < 0) {
+		/* Nothing was decremented: the locked path drops our reference. */
+		dcsim_spin_lock(&ref->lock);
+		dcsim_rcu_read_unlock();
+		dcsim_dput_locked_final(d, DCSIM_RETAIN_LRU_THEN_REFERENCED);
+		return DCSIM_DPUT_PATH_LOCKED;
+	}
+	if (ret) {
+		dcsim_rcu_read_unlock();
+		return DCSIM_DPUT_PATH_CAS;
+	}
+	dcsim_smp_rmb();
+	f = dcsim_d_flags(d) & (REF_LRU | MUST_DIE);
+	/* BUG 2: no d_unhashed() test. */
+	if (f == REF_LRU && (bug == 2 || !dcsim_d_unhashed(d))) {
+		dcsim_rcu_read_unlock();
+		return DCSIM_DPUT_PATH_CAS;
+	}
+	dcsim_spin_lock(&ref->lock);
+	dcsim_rcu_read_unlock();
+	/* BUG 1: no "if (count) { unlock; return; }" recheck. */
+	if (bug != 1 && DCSIM_READ_ONCE(ref->count)) {
+		dcsim_spin_unlock(&ref->lock);
+		return DCSIM_DPUT_PATH_LOCKED;
+	}
+	DCSIM_WRITE_ONCE(ref->count, 1);
+	dcsim_dput_locked_final(d, DCSIM_RETAIN_LRU_THEN_REFERENCED);
+	return DCSIM_DPUT_PATH_LOCKED;
+}
+
+static enum dcsim_dput_path fast_correct(struct dcsim_dentry *d)
+{
+	return fast_variant(d, 0);
+}
+
+static enum dcsim_dput_path bug_fast_no_recheck(struct dcsim_dentry *d)
+{
+	return fast_variant(d, 1);
+}
+
+static enum dcsim_dput_path bug_fast_no_unhashed(struct dcsim_dentry *d)
+{
+	return fast_variant(d, 2);
+}
+
+static enum dcsim_dput_path bug_plain_dec(struct dcsim_dentry *d)
+{
+	struct dcsim_lockref *ref = dcsim_d_lockref(d);
+	int32_t c = DCSIM_READ_ONCE(ref->count);
+
+	/* BUG: not a cmpxchg on the lock+count word. */
+	if (c > 1) {
+		DCSIM_WRITE_ONCE(ref->count, c - 1);
+		return DCSIM_DPUT_PATH_CAS;
+	}
+	return put_312(d);
+}
+
+static const struct dcsim_dput_strategy control = {
+	.name = "test-fast-control", .dput = fast_correct,
+	.description = "the public-API fast_dput() the bugs are cut from (must pass)",
+	.retain_style = DCSIM_RETAIN_LRU_THEN_REFERENCED,
+};
+
+static const struct dcsim_dput_strategy bugs[] = {
+	{ .name = "bug-rtm-no-lock-check", .dput = bug_rtm_no_lock_check,
+	  .retain_style = DCSIM_RETAIN_ALWAYS_REFERENCED, .flags = DCSIM_STRATEGY_USES_HTM },
+	{ .name = "bug-rtm-dec-first", .dput = bug_rtm_dec_first,
+	  .retain_style = DCSIM_RETAIN_ALWAYS_REFERENCED, .flags = DCSIM_STRATEGY_USES_HTM },
+	{ .name = "bug-fast-no-recheck", .dput = bug_fast_no_recheck,
+	  .retain_style = DCSIM_RETAIN_LRU_THEN_REFERENCED },
+	{ .name = "bug-fast-no-unhashed", .dput = bug_fast_no_unhashed,
+	  .retain_style = DCSIM_RETAIN_LRU_THEN_REFERENCED },
+	{ .name = "bug-plain-dec", .dput = bug_plain_dec,
+	  .retain_style = DCSIM_RETAIN_ALWAYS_REFERENCED },
+};
+
+static struct dcsim_explore_opts opts(enum dcsim_explore_mode mode, const struct dcsim_dput_strategy *s,
+				      unsigned long iters)
+{
+	struct dcsim_explore_opts o;
+
+	dcsim_explore_opts_init(&o);
+	o.mode = mode;
+	o.iterations = iters;
+	o.htm = (s->flags & DCSIM_STRATEGY_USES_HTM) ? DCSIM_EXPLORE_HTM_COMMIT : DCSIM_EXPLORE_HTM_OFF;
+	o.quiet = !getenv("DCSIM_TEST_VERBOSE");
+	return o;
+}
+
+/*
+ * A planted bug may corrupt the cache badly enough to crash (a dentry
+ * killed twice unlinks itself twice); the explorer then prints its report
+ * and the process dies.  So every exploration runs in a child process; a
+ * crash counts as a catch, at the execution its report names.  The parent
+ * stays single-threaded, so fork() is safe.
+ */
+struct outcome {
+	int rc;			/* 0 passed, 1 caught, -1 child died of a signal */
+	unsigned long first, executions;
+	char failure[160];
+};
+
+static struct outcome run_isolated(const struct dcsim_dput_strategy *s, enum dcsim_dcache_scenario scn,
+				   const struct dcsim_explore_opts *o)
+{
+	struct outcome out = { .rc = 2 };
+	char buf[1 << 16];
+	size_t len = 0;
+	ssize_t n;
+	int pfd[2], status;
+	pid_t pid;
+	const char *p;
+
+	if (pipe(pfd))
+		return out;
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return out;
+	if (pid == 0) {
+		struct dcsim_explore_result r;
+		int rc;
+
+		close(pfd[0]);
+		dup2(pfd[1], 2);
+		rc = dcsim_explore_dcache(s, scn, o, &r);
+		fprintf(stderr, "\nRESULT rc=%d first=%lu executions=%lu failure=%.150s\n", rc,
+			r.first_failure, r.executions, r.failure);
+		fflush(stderr);
+		_exit(rc < 0 ? 2 : rc);
+	}
+	close(pfd[1]);
+	while ((n = read(pfd[0], buf + len, sizeof(buf) - 1 - len)) > 0) {
+		len += (size_t)n;
+		if (len == sizeof(buf) - 1) {
+			/* keep the tail: the RESULT line comes last */
+			memmove(buf, buf + len / 2, len - len / 2);
+			len -= len / 2;
+		}
+	}
+	buf[len] = '\0';
+	close(pfd[0]);
+	waitpid(pid, &status, 0);
+	if (getenv("DCSIM_TEST_VERBOSE"))
+		fputs(buf, stderr);
+	p = strstr(buf, "\nRESULT ");
+	if (p && WIFEXITED(status)) {
+		sscanf(p, "\nRESULT rc=%d first=%lu executions=%lu failure=%159[^\n]", &out.rc,
+		       &out.first, &out.executions, out.failure);
+		return out;
+	}
+	/* Died: the crash report says at which execution. */
+	out.rc = -1;
+	p = strstr(buf, "', execution ");
+	if (p)
+		out.first = out.executions = strtoul(p + strlen("', execution "), NULL, 10);
+	p = strstr(buf, "crashed with");
+	if (!p)
+		p = WIFSIGNALED(status) ? "killed by a signal" : "exited abnormally";
+	snprintf(out.failure, sizeof(out.failure), "%.*s", (int)strcspn(p, "\n"), p);
+	return out;
+}
+
+int main(void)
+{
+	static const enum dcsim_explore_mode modes[] = { DCSIM_EXPLORE_RANDOM, DCSIM_EXPLORE_PCT };
+	unsigned long budget = 3000 * dcsim_explore_scale();
+	int failed = 0;
+
+	dcsim_warn_set_quiet(true);
+	if (dcsim_strategy_register(&control))
+		return 2;
+	for (size_t b = 0; b < DCSIM_ARRAY_SIZE(bugs); b++)
+		if (dcsim_strategy_register(&bugs[b]))
+			return 2;
+
+	/* The control must survive every scenario. */
+	for (int scn = 0; scn < DCSIM_DSCN_NR; scn++) {
+		struct dcsim_explore_opts o = opts(DCSIM_EXPLORE_RANDOM, &control, 300);
+		struct outcome r;
+
+		o.quiet = false;
+		r = run_isolated(&control, (enum dcsim_dcache_scenario)scn, &o);
+		if (r.rc) {
+			printf("control failed %s: %s\n", dcsim_dcache_scenario_name(scn), r.failure);
+			failed++;
+		}
+	}
+
+	printf("%-22s %-6s %-18s %10s %12s  %s\n", "bug", "mode", "caught by", "execution",
+	       "total execs", "first failure");
+	for (size_t b = 0; b < DCSIM_ARRAY_SIZE(bugs); b++) {
+		for (size_t m = 0; m < DCSIM_ARRAY_SIZE(modes); m++) {
+			unsigned long total = 0;
+			bool caught = false;
+
+			/* Scenarios in order, each up to the budget: the cost of finding it blind. */
+			for (int scn = 0; scn < DCSIM_DSCN_NR && !caught; scn++) {
+				struct dcsim_explore_opts o = opts(modes[m], &bugs[b], budget);
+				struct outcome r;
+
+				o.quiet = false;	/* the child's report names the execution */
+				r = run_isolated(&bugs[b], (enum dcsim_dcache_scenario)scn, &o);
+				if (r.rc == 1 || r.rc == -1) {
+					caught = true;
+					total += r.first;
+					printf("%-22s %-6s %-18s %10lu %12lu  %.100s\n", bugs[b].name,
+					       dcsim_explore_mode_name(modes[m]),
+					       dcsim_dcache_scenario_name(scn), r.first, total,
+					       r.failure);
+				} else {
+					total += r.executions;
+				}
+			}
+			if (!caught) {
+				printf("%-22s %-6s NOT CAUGHT in %lu executions\n", bugs[b].name,
+				       dcsim_explore_mode_name(modes[m]), total);
+				failed++;
+			}
+		}
+	}
+	return failed ? 1 : 0;
+}
