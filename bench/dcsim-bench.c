@@ -42,9 +42,9 @@ static void usage(FILE *f)
 "  -w, --workloads LIST     comma list of workloads (default: all), see --list\n"
 "  -s, --strategies LIST    comma list of strategies (default: all): %s\n"
 "  -t, --threads LIST       thread counts, e.g. 1,2,4 (default: 1,2,4.. up to the CPUs)\n"
-"  -d, --duration SEC       time per cell (default 0.1)\n"
+"  -d, --duration SEC       time per cell (default 0.06)\n"
 "  -n, --ops N              operations per thread per cell instead of a duration\n"
-"  -r, --reps N             repetitions, strategies interleaved in each (default 3)\n"
+"  -r, --reps N             repetitions, strategies interleaved in each (default 5)\n"
 "  -b, --baseline NAME      strategy the ratios are taken against (default locked)\n"
 "      --seed N             seed for paths and names (default 1)\n"
 "      --htm POLICY         auto, off or force (default $DCSIM_HTM, else auto)\n"
@@ -441,8 +441,8 @@ int main(int argc, char **argv)
 	int c, err, failed;
 
 	make_cmdline(&cfg, argc, argv);
-	cfg.reps = 3;
-	cfg.duration_s = 0.1;
+	cfg.reps = 5;
+	cfg.duration_s = 0.06;
 	cfg.seed = 1;
 	cfg.pin = true;
 	cfg.shape = (struct bench_shape){

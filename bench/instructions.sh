@@ -17,8 +17,9 @@
 # steady-state cost of one dput and is identical from run to run.
 #
 # The bounds are counted the same way around their loop bodies: floor
-# (atomic add+sub), spin (lock-inc-unlock, lock-dec-unlock), raw-lockref
-# (lockref_get + lockref_put_or_lock).  Those figures are per get+put pair.
+# (atomic add+sub), cmpxchg (read + cmpxchg, twice), spin (lock-inc-unlock,
+# lock-dec-unlock), raw-lockref (lockref_get + lockref_put_or_lock).  Those
+# figures are per get+put pair, loop overhead included.
 #
 # HTM: valgrind cannot execute transactions, so this runs with --htm off
 # and rtm / fast-htm show their fallback paths (lockref / fast_dput plus
@@ -75,7 +76,8 @@ per_op() {	# $1 loop function of a bound -> instructions per get+put pair
 	ir_of "$1" "$OPS" -w hot -s locked
 	ir1=$IR
 	ir_of "$1" $((OPS * 2)) -w hot -s locked
-	awk -v a="$ir1" -v b="$IR" -v n="$OPS" 'BEGIN { printf "%.2f", (b - a) / n }'
+	# one decimal: the batch loop around the body adds a call or two
+	awk -v a="$ir1" -v b="$IR" -v n="$OPS" 'BEGIN { printf "%.1f", (b - a) / n }'
 }
 
 echo "# instructions per operation (callgrind, --htm off, single thread, $OPS vs $((OPS * 2)) ops)"
@@ -88,5 +90,6 @@ done
 echo
 printf '%-12s %16s\n' bound "get+put pair"
 printf '%-12s %16s\n' floor "$(per_op floor_run)"
+printf '%-12s %16s\n' cmpxchg "$(per_op cmpxchg_run)"
 printf '%-12s %16s\n' spin "$(per_op spin_run)"
 printf '%-12s %16s\n' raw-lockref "$(per_op lockref_run)"
