@@ -322,9 +322,13 @@ void dcsim_cache_destroy(struct dcsim_cache *c)
 	dcsim_shrink_all(c);
 	left = count_reachable(c);
 	/* models the "Dentry still in use" report of shrink_dcache_for_umount() */
-	if (WARN_ON_ONCE(left != 0))
-		fprintf(stderr, "dcsim: cache destroyed with %lu dentries still in use; leaked\n",
-			left);
+	if (WARN_ON_ONCE(left != 0)) {
+		static bool told;	/* once per process, like the warning */
+
+		if (!__atomic_exchange_n(&told, true, __ATOMIC_RELAXED))
+			fprintf(stderr, "dcsim: cache destroyed with %lu dentries still in use; "
+				"leaked\n", left);
+	}
 	/*
 	 * Queued frees (__d_free) touch only their dentry, never the cache, so
 	 * there is no need to wait for them here (a grace period per destroy

@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * A short multi-threaded smoke test per strategy: threads look up, put,
+ * re-create, drop and prune names under one directory while a pruner runs;
+ * at quiescence the invariant checker must be clean and no warning raised.
+ * (The systematic interleaving checks live in tests/concurrency.)
+ */
+
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include <cmocka.h>
+
+#include <dcsim/cache.h>
+#include <dcsim/strategy.h>
+#include <dcsim/warn.h>
+
+#include "harness.h"
+
+#define NTHREADS	4
+#define NNAMES		6
+
+struct shared {
+	struct dcsim_cache *c;
+	struct dcsim_dentry *dir;
+	uint64_t iters;
+	uint64_t seed;
+};
+
+static const char *const names[NNAMES] = { "a", "b", "c", "d", "e", "f" };
+
+static void *worker(void *arg)
+{
+	struct shared *sh = arg;
+	struct dcsim_rng rng;
+
+	dcsim_rng_seed(&rng, sh->seed ^ (uint64_t)pthread_self());
+	for (uint64_t i = 0; i < sh->iters; i++) {
+		const char *nm = names[dcsim_rng_below(&rng, NNAMES)];
+		struct dcsim_dentry *d = dcsim_d_lookup(sh->dir, nm);
+		unsigned int r = dcsim_rng_below(&rng, 100);
+
+		if (!d) {
+			/* Racy create: a duplicate name may be hashed twice, which is fine here. */
+			d = dcsim_d_alloc(sh->dir, nm);
+			if (r < 90)
+				dcsim_d_add(d, true);
+		} else if (r < 3) {
+			dcsim_d_drop(d);
+		} else if (r < 5) {
+			dcsim_d_delete(d);
+		} else if (r < 20) {
+			struct dcsim_dentry *p = dcsim_dget_parent(dcsim_dget(d));
+
+			dcsim_dput(d);
+			dcsim_dput(p);
+		}
+		if (r % 50 == 7)
+			dcsim_prune(sh->c, 4);
+		dcsim_dput(d);
+	}
+	return NULL;
+}
+
+static void test_threads(void **state)
+{
+	uint64_t iters = dcsim_test_env_u64("DCSIM_THREAD_ITERS", 20000);
+	uint64_t seed = dcsim_test_seed(1);
+
+	(void)state;
+	for (size_t i = 0; i < dcsim_strategy_count(); i++) {
+		const struct dcsim_dput_strategy *s = dcsim_strategy_get(i);
+		struct dcsim_cache_config cfg = { .strategy = s, .hash_bits = 2 };
+		struct shared sh = { .c = dcsim_cache_create(&cfg), .iters = iters, .seed = seed };
+		struct dcsim_dentry *root = dcsim_d_alloc_root(sh.c, "/");
+		pthread_t t[NTHREADS];
+		unsigned long w = dcsim_warn_count();
+		char rep[4096];
+		unsigned int v;
+
+		sh.dir = dcsim_d_alloc(root, "dir");
+		dcsim_d_add(sh.dir, true);
+		for (int k = 0; k < NTHREADS; k++)
+			assert_int_equal(pthread_create(&t[k], NULL, worker, &sh), 0);
+		for (int k = 0; k < NTHREADS; k++)
+			pthread_join(t[k], NULL);
+		{
+			struct dcsim_held_ref h[] = { { root, 1 }, { sh.dir, 1 } };
+
+			v = dcsim_cache_check(sh.c, h, 2, DCSIM_CHECK_REFS_EXACT, rep, sizeof(rep));
+		}
+		if (v)
+			fprintf(stderr, "%s: %u violations\n%s", s->name, v, rep);
+		assert_int_equal(v, 0);
+		assert_int_equal(dcsim_warn_count(), w);
+		dcsim_dput(sh.dir);
+		dcsim_dput(root);
+		dcsim_shrink_all(sh.c);
+		{
+			struct dcsim_cache_stats st;
+
+			dcsim_cache_stats_read(sh.c, &st);
+			assert_int_equal(st.v[DCSIM_CS_NR_DENTRY], 0);
+			fprintf(stderr, "%-9s dput %ld locked %ld cas %ld htm %ld kills %ld retries %ld\n",
+				s->name, (long)st.v[DCSIM_CS_DPUT], (long)st.v[DCSIM_CS_DPUT_LOCKED],
+				(long)st.v[DCSIM_CS_DPUT_CAS], (long)st.v[DCSIM_CS_DPUT_HTM],
+				(long)st.v[DCSIM_CS_KILL], (long)st.v[DCSIM_CS_KILL_RETRY]);
+		}
+		dcsim_cache_destroy(sh.c);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_threads),
+	};
+
+	dcsim_test_print_htm("test-dcache-threads");
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
