@@ -526,8 +526,12 @@ static void print_csv(const struct bench_config *cfg, const struct bench_host *h
 	      "ops,dputs,dputs_locked,slow_path_fraction,fast_hits,"
 	      "lockref_retries,lockref_fallbacks,retries_per_op,"
 	      "htm_attempts,htm_commits,htm_aborts,htm_commit_rate", f);
-	for (int c = 0; c < DCSIM_HTM_CAUSE_NR; c++)
-		fprintf(f, ",abort_%s", dcsim_htm_cause_name(c));
+	for (int c = 0; c < DCSIM_HTM_CAUSE_NR; c++) {
+		/* "debug/interrupt" -> abort_debug_interrupt: a plain column name */
+		fputs(",abort_", f);
+		for (const char *p = dcsim_htm_cause_name(c); *p; p++)
+			fputc(*p == '/' ? '_' : *p, f);
+	}
 	for (unsigned int i = 0; i < DCSIM_ARRAY_SIZE(model_reasons); i++)
 		fprintf(f, ",model_abort_%s", model_reasons[i].name);
 	fputc('\n', f);
