@@ -164,6 +164,7 @@ struct bench_host {
 	const char *htm_backend;
 	const char *htm_policy;
 	bool htm_cpu;		/* usable HTM detected */
+	bool htm_none;		/* built without a hardware HTM backend */
 	bool htm_live;		/* transactions are executed */
 	bool rtm_always_abort;
 	char kernel[160];

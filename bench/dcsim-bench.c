@@ -243,10 +243,29 @@ static void host_info(struct bench_host *h, double load_before)
 	memset(h, 0, sizeof(*h));
 	dcsim_htm_get_info(&info);
 	snprintf(h->cpu, sizeof(h->cpu), "%s", info.cpu[0] ? info.cpu : "unknown CPU");
+	if (!info.cpu[0] || !strcmp(info.cpu, "unknown")) {
+		/* builds without an HTM backend do not read the brand string */
+		FILE *f = fopen("/proc/cpuinfo", "r");
+		char line[256];
+
+		while (f && fgets(line, sizeof(line), f)) {
+			char *colon = strchr(line, ':');
+
+			if (colon && (!strncmp(line, "model name", 10) || !strncmp(line, "cpu\t", 4))) {
+				colon += 1 + (colon[1] == ' ');
+				colon[strcspn(colon, "\n")] = 0;
+				snprintf(h->cpu, sizeof(h->cpu), "%s", colon);
+				break;
+			}
+		}
+		if (f)
+			fclose(f);
+	}
 	h->online_cpus = (unsigned int)sysconf(_SC_NPROCESSORS_ONLN);
 	h->htm_backend = dcsim_htm_backend_name(info.backend);
 	h->htm_policy = dcsim_htm_policy_name(info.policy);
 	h->htm_cpu = info.cpu_has_htm;
+	h->htm_none = info.backend == DCSIM_HTM_BACKEND_NONE;
 	h->htm_live = info.live;
 	h->rtm_always_abort = info.x86_rtm_always_abort;
 	if (uname(&u) == 0)
@@ -596,9 +615,15 @@ int main(int argc, char **argv)
 		if (dcsim_htm_policy_parse(htm_arg, &pol))
 			return bad("--htm must be auto, off or force, got '%s'", htm_arg);
 		err = dcsim_htm_set_policy(pol);
-		if (err == -ENOTSUP)
-			fprintf(stderr, PROG ": --htm force refused: the CPU cannot execute "
-				"transactions; HTM strategies run their fallbacks\n");
+		if (err == -ENOTSUP) {
+			struct dcsim_htm_info info;
+
+			dcsim_htm_get_info(&info);
+			fprintf(stderr, PROG ": --htm force refused: %s; HTM strategies run "
+				"their fallbacks\n", info.backend == DCSIM_HTM_BACKEND_NONE ?
+				"this build has no HTM backend" :
+				"the CPU cannot execute transactions");
+		}
 	}
 
 	ncpu = (unsigned int)sysconf(_SC_NPROCESSORS_ONLN);

@@ -350,6 +350,8 @@ static void print_host(const struct bench_config *cfg, const struct bench_host *
 	fprintf(f, "htm:      backend %s, policy %s: %s\n", host->htm_backend, host->htm_policy,
 		host->htm_live ? "TSX/HTM LIVE, transactions execute" :
 		host->htm_cpu ? "HTM present but NOT used (policy)" :
+		host->htm_none ? "NOT live (built without an HTM backend): HTM strategies run "
+				 "their fallbacks" :
 		host->rtm_always_abort ? "NOT live (RTM_ALWAYS_ABORT): HTM strategies run their fallbacks" :
 		"NOT live (no HTM on this CPU): HTM strategies run their fallbacks");
 	fprintf(f, "run:      %u rep(s) x ", cfg->reps);
