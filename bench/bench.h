@@ -127,6 +127,7 @@ struct bench_shape {
 	unsigned int shrink_us;		/* churn: pause between prunes */
 	unsigned int unlink_pct;	/* churn: lookups that unlink */
 	unsigned int mix[8];		/* mixed: weight per workload index */
+	bool cold;			/* walk: directories never unused (never on the LRU) */
 };
 
 struct bench_config {

@@ -55,6 +55,8 @@ static void usage(FILE *f)
 "      --depth K            walk: path components (default 4)\n"
 "      --fanout F           walk: shared directories per level (default 4)\n"
 "      --leaves L           walk: private leaves per thread per bottom directory (default 8)\n"
+"      --cold               walk: directories that were never unused, so never on the LRU\n"
+"                           (default: warm, as on a built tree)\n"
 "      --files N            final: private files per thread; churn: names per thread\n"
 "                           (default 64)\n"
 "      --shrink-batch N     churn: LRU entries scanned per prune (default 64)\n"
@@ -414,7 +416,7 @@ static int run_all(struct bench_config *cfg)
 enum {
 	OPT_SEED = 256, OPT_HTM, OPT_PIN, OPT_NO_PIN, OPT_CPUS, OPT_DEPTH, OPT_FANOUT,
 	OPT_LEAVES, OPT_FILES, OPT_SHRINK_BATCH, OPT_SHRINK_US, OPT_UNLINK_PCT, OPT_MIX,
-	OPT_PLOT, OPT_PROGRESS, OPT_NO_PROGRESS,
+	OPT_PLOT, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_COLD,
 };
 
 int main(int argc, char **argv)
@@ -435,6 +437,7 @@ int main(int argc, char **argv)
 		{ "depth", required_argument, NULL, OPT_DEPTH },
 		{ "fanout", required_argument, NULL, OPT_FANOUT },
 		{ "leaves", required_argument, NULL, OPT_LEAVES },
+		{ "cold", no_argument, NULL, OPT_COLD },
 		{ "files", required_argument, NULL, OPT_FILES },
 		{ "shrink-batch", required_argument, NULL, OPT_SHRINK_BATCH },
 		{ "shrink-us", required_argument, NULL, OPT_SHRINK_US },
@@ -547,6 +550,9 @@ int main(int argc, char **argv)
 		case OPT_LEAVES:
 			if (opt_uint("leaves", optarg, 1, 4096, &cfg.shape.leaves))
 				return 2;
+			break;
+		case OPT_COLD:
+			cfg.shape.cold = true;
 			break;
 		case OPT_FILES:
 			if (opt_uint("files", optarg, 1, 1u << 20, &cfg.shape.files))

@@ -659,9 +659,10 @@ static void print_json(const struct bench_config *cfg, const struct bench_host *
 	fputs("], \"baseline\": ", f);
 	json_str(f, cfg->subjects[cfg->baseline].name);
 	fprintf(f, ", \"shape\": {\"depth\": %u, \"fanout\": %u, \"leaves\": %u, \"files\": %u, "
-		"\"shrink_batch\": %u, \"shrink_us\": %u, \"unlink_pct\": %u}},\n",
+		"\"shrink_batch\": %u, \"shrink_us\": %u, \"unlink_pct\": %u, \"cold\": %s}},\n",
 		cfg->shape.depth, cfg->shape.fanout, cfg->shape.leaves, cfg->shape.files,
-		cfg->shape.shrink_batch, cfg->shape.shrink_us, cfg->shape.unlink_pct);
+		cfg->shape.shrink_batch, cfg->shape.shrink_us, cfg->shape.unlink_pct,
+		cfg->shape.cold ? "true" : "false");
 
 	fputs("  \"rows\": [\n", f);
 	for (unsigned int i = 0; i < cfg->nr_rows; i++) {

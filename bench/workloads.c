@@ -213,7 +213,9 @@ static int build_walk(struct world *w, struct dcsim_dentry *dir, unsigned int le
 		return 0;
 	}
 	for (unsigned int i = 0; i < sh->fanout; i++) {
-		struct dcsim_dentry *d = make_warm(dir, w->dir_names[i]);
+		/* --cold: created while in use, as by mkdir -p; never on the LRU */
+		struct dcsim_dentry *d = sh->cold ? make_child(dir, w->dir_names[i]) :
+						    make_warm(dir, w->dir_names[i]);
 		int err;
 
 		if (!d)
