@@ -107,7 +107,7 @@ build_disk() {
 		done
 	done
 	rm -f "$work/disk.img"
-	mke2fs -q -F -t ext2 -b 1024 -N 2048 -d "$st" "$work/disk.img" 16M || exit 1
+	mke2fs -q -F -t ext2 -b 1024 -N 2048 -d "$st" "$work/disk.img" 16M > /dev/null || exit 1
 }
 
 # --- one boot ----------------------------------------------------------------
@@ -164,7 +164,7 @@ boot_one() {
 	grep -q "^TORTURE-RC 0" "$out" || bad="$bad torture-failed"
 	grep -q "^dput-torture: PASS" "$out" || bad="$bad no-PASS"
 	grep -q "^UMOUNT-OK" "$out" || bad="$bad umount-failed"
-	if grep -nE "WARNING:|BUG:|Oops|Kernel panic|possible recursive locking|circular locking|inconsistent lock state|lockdep|INFO: task .* blocked|Call Trace|kernel BUG|general protection|invalid opcode" "$out" >&2; then
+	if grep -nE "WARNING:|BUG:|Oops|Kernel panic|Call Trace|kernel BUG|general protection|invalid opcode|INFO: task .* blocked|possible recursive locking|circular locking|inconsistent lock state|suspicious RCU usage|DEBUG_LOCKS_WARN_ON|bad unlock balance|lock held when returning|irq lock inversion|non-static key|lockdep is turned off|lockdep: " "$out" >&2; then
 		bad="$bad kernel-splat"
 	fi
 	if grep -nE "^[[:space:]#]*not ok" "$plain" >&2; then

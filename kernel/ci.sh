@@ -7,6 +7,7 @@
 # applies to a fresh extraction and passes checkpatch --strict, builds the
 # four kernels (kernel/build.sh), boots them (kernel/boot-test.sh), and ends
 # with a line "N passed, M failed".  Exits non-zero if anything failed.
+# "--checks-only" stops after the apply and checkpatch checks.
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -15,6 +16,8 @@ root=${KBUILD_ROOT:-$repo/build-kernel}
 tarball=${LINUX_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 pass=0 fail=0 failed=""
 t_start=$SECONDS
+checks_only=0
+[ "${1:-}" = --checks-only ] && checks_only=1	# skip build and boots
 
 step() { echo "==== kernel ci [$((SECONDS - t_start)) s]: $*"; }
 ok() { pass=$((pass + 1)); echo "ok: $1"; }
@@ -51,35 +54,22 @@ fi
 
 # --- the series applies to a fresh extraction, without fuzz ------------------
 step "series applies to a fresh tree"
-fresh=$(mktemp -d)
-files=$(sed -n 's@^+++ b/@@p' "$here"/patches/*.patch | sort -u)
-existing=""
-for f in $files; do
-	grep -q "^+++ b/$f" "$here"/patches/*.patch &&
-		! grep -qx -- "--- /dev/null" <(grep -B1 "^+++ b/$f$" "$here"/patches/*.patch | sed 's/^[^:]*[:-]//') &&
-		existing="$existing linux-source-6.1/$f"
-done
-if tar -C "$fresh" -xf "$tarball" $existing &&
-   (cd "$fresh/linux-source-6.1" &&
-    while read -r p; do patch -p1 -s -F0 -N --no-backup-if-mismatch < "$here/patches/$p" || exit 1; done < "$here/patches/series"); then
-	ok "series applies (patch -F0) to $(basename "$tarball")"
+fresh=$(mktemp -d "${TMPDIR:-/tmp}/kernel-ci.XXXXXX")
+ftree=$fresh/linux-source-6.1
+applied=1
+if tar -C "$fresh" -xf "$tarball" &&
+   (cd "$ftree" && while read -r p; do
+	[ -n "$p" ] || continue
+	patch -p1 -s -F0 -N --no-backup-if-mismatch < "$here/patches/$p" || exit 1
+   done < "$here/patches/series"); then
+	ok "series applies (patch -F0) to a fresh $(basename "$tarball")"
 else
 	ko "series applies"
-fi
-rm -rf "$fresh"
-
-# --- build ------------------------------------------------------------------
-step "build (kernel/build.sh)"
-if bash "$here/build.sh"; then
-	ok "build unpatched+patched x debug+prod"
-else
-	ko "build"
-	summary
+	applied=0
 fi
 
-# --- checkpatch ---------------------------------------------------------------
+# --- checkpatch (in the fresh tree: in-tree mode) -------------------------------
 step "checkpatch --strict"
-tree=$root/linux-source-6.1
 allowed() {	# allowed <patch> <type>
 	local glob type reason
 	while read -r glob type reason; do
@@ -90,8 +80,9 @@ allowed() {	# allowed <patch> <type>
 	return 1
 }
 while read -r p; do
+	[ -n "$p" ] || continue
 	bad=0
-	out=$(cd "$tree" && scripts/checkpatch.pl --strict --terse --show-types "$here/patches/$p" 2>&1)
+	out=$(cd "$ftree" && scripts/checkpatch.pl --strict --terse --show-types "$here/patches/$p" 2>&1)
 	while IFS= read -r line; do
 		type=$(echo "$line" | sed -nE 's/^[^:]+:[0-9]+: (ERROR|WARNING|CHECK):([A-Z_]+):.*/\2/p')
 		[ -n "$type" ] || continue
@@ -102,14 +93,36 @@ while read -r p; do
 			bad=1
 		fi
 	done <<< "$out"
+	echo "  $(echo "$out" | grep -E '^total:' || echo "$out" | tail -1)"
 	if [ $bad = 0 ]; then ok "checkpatch --strict $p"; else ko "checkpatch $p"; fi
 done < "$here/patches/series"
-# New files must have a MAINTAINERS entry (what FILE_PATH_CHANGES asks).
-for f in $(grep -h -A3 "^new file mode" "$here"/patches/*.patch >/dev/null; sed -n 's@^+++ b/@@p' "$here"/patches/*.patch | sort -u); do
-	[ -f "$tree/$f" ] || continue
-	m=$(cd "$tree" && scripts/get_maintainer.pl --no-git --no-rolestats -f "$f" 2>/dev/null | grep -v "linux-kernel@vger" | head -1)
-	[ -n "$m" ] || { echo "  no MAINTAINERS entry covers $f"; ko "MAINTAINERS $f"; }
-done
+
+# Every file the series adds must be covered by a MAINTAINERS entry (the
+# question FILE_PATH_CHANGES asks).
+if [ $applied = 1 ]; then
+	newfiles=$(awk '/^--- \/dev\/null/ { n = 1; next }
+			n && /^\+\+\+ b\// { print substr($0, 7) } { n = 0 }' "$here"/patches/*.patch)
+	mbad=0
+	for f in $newfiles; do
+		m=$(cd "$ftree" && scripts/get_maintainer.pl --no-git --no-rolestats -f "$f" 2>/dev/null |
+			grep -v "linux-kernel@vger" | head -1)
+		echo "  $f: ${m:-NOBODY}"
+		[ -n "$m" ] || mbad=1
+	done
+	if [ $mbad = 0 ]; then ok "MAINTAINERS covers new files"; else ko "MAINTAINERS coverage"; fi
+fi
+rm -rf "$fresh"
+
+[ $checks_only = 1 ] && summary
+
+# --- build ------------------------------------------------------------------
+step "build (kernel/build.sh)"
+if bash "$here/build.sh"; then
+	ok "build unpatched+patched x debug+prod"
+else
+	ko "build"
+	summary
+fi
 
 # --- boots ------------------------------------------------------------------
 step "boot tests (kernel/boot-test.sh)"
