@@ -11,6 +11,7 @@
 #   auto        patched, dcache_htm=auto: TCG has no RTM, so no attempts
 #   force       patched, dcache_htm=force: attempts > 0, all abort,
 #               fallbacks == aborts, and the results still right
+#   bogus       (not in the default set) dcache_htm=bogus: warns, acts as auto
 # With --kvm the guest runs under KVM with "-cpu host" and tsx=on, and the
 # patched runs expect commits (use on TSX hardware only; see README.md).
 #
@@ -130,6 +131,7 @@ boot_one() {
 	unpatched) variant=unpatched; mode="" ;;
 	auto) mode="dcache_htm=auto" ;;
 	force) mode="dcache_htm=force" ;;
+	bogus) mode="dcache_htm=bogus" ;;
 	*) echo "unknown run $run" >&2; return 1 ;;
 	esac
 	img=$root/images/$variant-$flavour/bzImage
@@ -176,6 +178,12 @@ boot_one() {
 		grep -qE "^ok [0-9]+ dcache_htm$" "$plain" ||
 			bad="$bad kunit-dcache_htm-missing"
 		check_counters "$flavour" "$run" "$out" || bad="$bad counters"
+		if [ "$run" = bogus ]; then
+			grep -q "dcache_htm=bogus not understood, using auto" "$plain" ||
+				bad="$bad no-bad-parameter-warning"
+			grep -q "^mode auto" <(sed -n 's/^STATS-AFTER //p' "$plain") ||
+				bad="$bad mode-not-auto"
+		fi
 	fi
 
 	if [ -n "$bad" ]; then
@@ -210,7 +218,7 @@ check_counters() {
 		expect "[ '$enabled' = 1 ]"
 		expect "[ $commits -gt 0 ]"
 		expect "[ $fh -gt 0 ]"
-	elif [ "$run" = auto ]; then
+	elif [ "$run" = auto ] || [ "$run" = bogus ]; then
 		expect "[ '$enabled' = 0 ]"
 		expect "[ $(stat_of "$out" AFTER attempts) -eq 0 ]"
 	elif [ "$run" = force ]; then
