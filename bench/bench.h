@@ -81,7 +81,7 @@ struct bench_workload {
 	void (*collect)(struct bench_cell *cell, struct bench_counts *c);
 	void (*teardown)(struct bench_cell *cell);
 	/* optional helper thread for the cell (churn's shrinker); NULL if none */
-	void (*helper)(struct bench_cell *cell, volatile int *stop);
+	void (*helper)(struct bench_cell *cell, int *stop);	/* until __atomic *stop */
 };
 
 enum bench_subject_kind { BENCH_BOUND, BENCH_STRATEGY };

@@ -229,7 +229,7 @@ void bench_pool_stop(void)
 
 struct helper_arg {
 	struct bench_cell *cell;
-	volatile int stop;
+	int stop;		/* __atomic: read by the helper, set by main */
 };
 
 static void *helper_main(void *arg)
@@ -289,7 +289,7 @@ int bench_run_cell(struct bench_config *cfg, const struct bench_workload *wl,
 	if (wl->collect)
 		wl->collect(&cell, &cbefore);
 	if (wl->helper) {
-		harg.stop = 0;
+		__atomic_store_n(&harg.stop, 0, __ATOMIC_RELAXED);
 		if (pthread_create(&helper, NULL, helper_main, &harg) == 0)
 			have_helper = true;
 	}
@@ -299,7 +299,7 @@ int bench_run_cell(struct bench_config *cfg, const struct bench_workload *wl,
 
 	wait_count(&pool.stopped, nthreads);
 	if (have_helper) {
-		harg.stop = 1;
+		__atomic_store_n(&harg.stop, 1, __ATOMIC_RELAXED);
 		pthread_join(helper, NULL);
 	}
 	dcsim_stats_read(&out->st);

@@ -395,7 +395,7 @@ static struct dcsim_dentry *lookup_or_create(struct world *w, struct dcsim_dentr
 		d = make_child(dir, name);
 	pthread_mutex_unlock(&w->create_lock);
 	if (!d)
-		w->failed = true;
+		__atomic_store_n(&w->failed, true, __ATOMIC_RELAXED);
 	return d;
 }
 
@@ -537,11 +537,11 @@ static void run_mixed(struct bench_cell *cell, struct bench_worker *wk, uint64_t
 }
 
 /* The shrinker: what memory pressure does to the LRU while the others work. */
-static void shrinker(struct bench_cell *cell, volatile int *stop)
+static void shrinker(struct bench_cell *cell, int *stop)
 {
 	struct world *w = cell->state;
 
-	while (!*stop) {
+	while (!__atomic_load_n(stop, __ATOMIC_RELAXED)) {
 		dcsim_prune(w->cache, w->shape->shrink_batch);
 		if (w->shape->shrink_us)
 			usleep(w->shape->shrink_us);
@@ -550,7 +550,7 @@ static void shrinker(struct bench_cell *cell, volatile int *stop)
 	}
 }
 
-static void mixed_shrinker(struct bench_cell *cell, volatile int *stop)
+static void mixed_shrinker(struct bench_cell *cell, int *stop)
 {
 	struct world *w = cell->state;
 
