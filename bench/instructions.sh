@@ -34,9 +34,11 @@ BUILD=${1:-build}
 OPS=${2:-20000}
 BENCH=$BUILD/bench/dcsim-bench
 
-command -v valgrind >/dev/null 2>&1 || { echo "instructions.sh: valgrind is not installed" >&2; exit 2; }
-[ -x "$BENCH" ] || { echo "instructions.sh: $BENCH not found; build first (ninja -C $BUILD)" >&2; exit 2; }
-case $OPS in ''|*[!0-9]*) echo "instructions.sh: OPS must be a number, got '$OPS'" >&2; exit 2;; esac
+die() { echo "instructions.sh: $*" >&2; exit 2; }
+command -v valgrind >/dev/null 2>&1 || die "valgrind is not installed"
+command -v python3 >/dev/null 2>&1 || die "python3 is needed to read the JSON report"
+[ -x "$BENCH" ] || die "$BENCH not found; build first (ninja -C $BUILD)"
+case $OPS in ''|*[!0-9]*) die "OPS must be a number, got '$OPS'";; esac
 
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
@@ -59,7 +61,8 @@ dputs_of() {
 	python3 -c '
 import json, sys
 doc = json.load(open(sys.argv[1]))
-print(sum(r["dputs"] or 0 for r in doc["rows"] if r["group"] == sys.argv[2] and r["subject"] == sys.argv[3]))
+print(sum(r["dputs"] or 0 for r in doc["rows"]
+          if r["group"] == sys.argv[2] and r["subject"] == sys.argv[3]))
 ' "$TMP/out.json" "$1" "$2"
 }
 

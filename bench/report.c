@@ -138,7 +138,9 @@ static double frac(uint64_t a, uint64_t b)
 
 static double slow_fraction(const struct bench_agg *a)
 {
-	return a->c.have_cache ? frac((uint64_t)a->c.v[DCSIM_CS_DPUT_LOCKED], (uint64_t)a->c.v[DCSIM_CS_DPUT]) : NAN;
+	if (!a->c.have_cache)
+		return NAN;
+	return frac((uint64_t)a->c.v[DCSIM_CS_DPUT_LOCKED], (uint64_t)a->c.v[DCSIM_CS_DPUT]);
 }
 
 /* dputs finished without d_lock: by lockless cmpxchg or in a transaction */
