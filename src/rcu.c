@@ -28,6 +28,27 @@ _Static_assert(sizeof(struct dcsim_rcu_head) >= sizeof(struct dcsim_rcu_thunk),
 
 static dcsim_rcu_defer_hook_t defer_hook;
 
+/*
+ * ThreadSanitizer cannot see liburcu's ordering (the library is not
+ * instrumented), so we tell it what RCU guarantees, instead of suppressing
+ * its reports: every read-side critical section happens-before every
+ * callback that runs after a later grace period (release on unlock, acquire
+ * before the callback), and a call_rcu() caller's writes happen-before its
+ * callback (release on the head, acquire on it in the worker).
+ */
+static char rcu_tsan_gp;	/* the sync object standing for grace periods */
+#if defined(__SANITIZE_THREAD__)
+/* Declared by <dcsim/atomic.h> for its TSan fences; defined once, here. */
+int dcsim_tsan_fence_word;
+void __tsan_acquire(void *addr);
+void __tsan_release(void *addr);
+#define rcu_tsan_acquire(p)	__tsan_acquire(p)
+#define rcu_tsan_release(p)	__tsan_release(p)
+#else
+#define rcu_tsan_acquire(p)	((void)(p))
+#define rcu_tsan_release(p)	((void)(p))
+#endif
+
 static inline void rcu_thread_online(void)
 {
 	struct dcsim_thread *t = __dcsim_thread();
@@ -55,6 +76,7 @@ void dcsim_rcu_read_lock(void)
 
 void dcsim_rcu_read_unlock(void)
 {
+	rcu_tsan_release(&rcu_tsan_gp);
 	urcu_memb_read_unlock();
 	__dcsim_sp_fence(DCSIM_ACC_RCU_UNLOCK);
 }
@@ -63,6 +85,8 @@ static void rcu_thunk_call(struct rcu_head *head)
 {
 	struct dcsim_rcu_thunk *thunk = dcsim_container_of(head, struct dcsim_rcu_thunk, head);
 
+	rcu_tsan_acquire(thunk);
+	rcu_tsan_acquire(&rcu_tsan_gp);
 	thunk->func((struct dcsim_rcu_head *)(void *)thunk);
 }
 
@@ -78,6 +102,7 @@ void dcsim_call_rcu(struct dcsim_rcu_head *head, dcsim_rcu_cb_t func)
 	thunk = (struct dcsim_rcu_thunk *)(void *)head;
 	rcu_thread_online();
 	thunk->func = func;
+	rcu_tsan_release(thunk);
 	urcu_memb_call_rcu(&thunk->head, rcu_thunk_call);
 }
 
