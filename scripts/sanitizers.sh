@@ -38,7 +38,8 @@ run_asan() {
 		echo "== ASan+UBSan, check=$check: $dir"
 		setup "$dir" -Db_sanitize=address,undefined -Db_lundef=false \
 			-Dcheck=$check -Dbuildtype=debugoptimized --werror
-		meson test -C "$dir" --num-processes "$jobs" --print-errorlogs
+		# Sanitized code runs several times slower than the timeouts assume.
+		meson test -C "$dir" --num-processes "$jobs" --print-errorlogs --timeout-multiplier 5
 	done
 }
 
@@ -47,7 +48,7 @@ run_tsan() {
 	# halt_on_error: the first report fails the run.
 	export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
 	setup build-tsan -Db_sanitize=thread -Db_lundef=false -Dbuildtype=debugoptimized --werror
-	DCSIM_HTM=off meson test -C build-tsan --suite stress --print-errorlogs
+	DCSIM_HTM=off meson test -C build-tsan --suite stress --print-errorlogs --timeout-multiplier 5
 	# More threads than cores, time-bounded (ticket locks convoy when oversubscribed).
 	DCSIM_HTM=off ./build-tsan/tests/concurrency/dcsim-stress --threads 4 --seconds 2
 }
