@@ -515,7 +515,7 @@ static void run_walk(struct bench_cell *cell, struct bench_worker *wk, uint64_t 
  * Dentries are freed after a grace period, and dput runs outside a reader,
  * so without this both are use-after-free (seen as SIGSEGV on the 0x6b
  * poison).  The section costs every strategy the same; drop it once src/
- * is fixed.
+ * is fixed (the first is, since e2f547b; the second is not yet).
  */
 static inline void op_churn_rcu(struct world *w, struct bench_worker *wk)
 {
