@@ -22,6 +22,11 @@
 /* The transaction; true if it committed and the put is done. */
 bool fast_dput_txn(struct dcsim_dentry *d)
 {
+	/*
+	 * Take the cache now, while our reference pins @d: once a final put
+	 * has committed, another thread may kill and free @d at any time.
+	 */
+	struct dcsim_cache *cache = d->d_cache;
 	struct dcsim_lockref old;
 	dcsim_htm_status_t status;
 	int32_t count;
@@ -29,7 +34,7 @@ bool fast_dput_txn(struct dcsim_dentry *d)
 
 	status = dcsim_htm_begin();
 	if (status != DCSIM_HTM_STARTED) {
-		dcache_count_htm_abort(d->d_cache, status);
+		dcache_count_htm_abort(cache, status);
 		return false;
 	}
 	old.lock_count = READ_ONCE(d->d_lockref.lock_count);
@@ -57,8 +62,8 @@ bool fast_dput_txn(struct dcsim_dentry *d)
 	WRITE_ONCE(d->d_lockref.count, 0);
 	dcsim_htm_end();
 committed:
-	dstat_inc(d->d_cache, DCSIM_CS_HTM_ATTEMPT);
-	dstat_inc(d->d_cache, DCSIM_CS_HTM_COMMIT);
+	dstat_inc(cache, DCSIM_CS_HTM_ATTEMPT);
+	dstat_inc(cache, DCSIM_CS_HTM_COMMIT);
 	return true;
 }
 

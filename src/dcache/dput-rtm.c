@@ -24,13 +24,18 @@ enum dcsim_dput_path __dcsim_dput_312(struct dcsim_dentry *d);
 /* The transaction; true if it committed and the put is done. */
 static bool rtm_dput_txn(struct dcsim_dentry *d)
 {
+	/*
+	 * Take the cache now, while our reference pins @d: once a final put
+	 * has committed, another thread may kill and free @d at any time.
+	 */
+	struct dcsim_cache *cache = d->d_cache;
 	struct dcsim_lockref old;
 	dcsim_htm_status_t status;
 	uint32_t f;
 
 	status = dcsim_htm_begin();
 	if (status != DCSIM_HTM_STARTED) {
-		dcache_count_htm_abort(d->d_cache, status);
+		dcache_count_htm_abort(cache, status);
 		return false;
 	}
 	if (unlikely(d_unhashed(d)))
@@ -49,8 +54,8 @@ static bool rtm_dput_txn(struct dcsim_dentry *d)
 		dcsim_htm_abort(DCSIM_DCACHE_HTM_KILL);
 	WRITE_ONCE(d->d_lockref.count, old.count - 1);
 	dcsim_htm_end();
-	dstat_inc(d->d_cache, DCSIM_CS_HTM_ATTEMPT);
-	dstat_inc(d->d_cache, DCSIM_CS_HTM_COMMIT);
+	dstat_inc(cache, DCSIM_CS_HTM_ATTEMPT);
+	dstat_inc(cache, DCSIM_CS_HTM_COMMIT);
 	return true;
 }
 
