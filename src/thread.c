@@ -14,7 +14,8 @@
 #include "rcu-internal.h"
 #include "thread.h"
 
-__thread struct dcsim_thread *__dcsim_self;
+/* initial-exec: a plain %fs-relative access, no __tls_get_addr call per op. */
+__thread struct dcsim_thread *__dcsim_self __attribute__((tls_model("initial-exec")));
 
 /* Registry of live threads and the totals of those that have exited. */
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;

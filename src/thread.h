@@ -23,7 +23,7 @@ struct dcsim_thread {
 	struct dcsim_stats stats;	/* written by this thread only */
 };
 
-extern __thread struct dcsim_thread *__dcsim_self;
+extern __thread struct dcsim_thread *__dcsim_self __attribute__((tls_model("initial-exec")));
 
 struct dcsim_thread *__dcsim_thread_create(void);
 unsigned int __dcsim_thread_slot(void);
