@@ -501,35 +501,12 @@ static void run_walk(struct bench_cell *cell, struct bench_worker *wk, uint64_t 
 		op_walk(w, wk);
 }
 
-/*
- * Workaround for two model bugs, while a shrinker frees dentries under the
- * workers' feet (churn, mixed): each op runs inside an RCU read-side
- * section, so no dentry it touched can be freed before the op ends.
- *
- *  - after dentry_kill() the locked, lockref, rtm and fast dputs read the
- *    killed dentry's d_cache to count the parent put;
- *  - after a committed transaction that dropped the count to zero, rtm
- *    and fast-htm read d->d_cache to count the commit, when the dentry is
- *    already unused and the shrinker may have killed and freed it.
- *
- * Dentries are freed after a grace period, and dput runs outside a reader,
- * so without this both are use-after-free (seen as SIGSEGV on the 0x6b
- * poison).  The section costs every strategy the same; drop it once src/
- * is fixed (the first is, since e2f547b; the second is not yet).
- */
-static inline void op_churn_rcu(struct world *w, struct bench_worker *wk)
-{
-	dcsim_rcu_read_lock();
-	op_churn(w, wk);
-	dcsim_rcu_read_unlock();
-}
-
 static void run_churn(struct bench_cell *cell, struct bench_worker *wk, uint64_t n)
 {
 	struct world *w = cell->state;
 
 	for (uint64_t i = 0; i < n; i++)
-		op_churn_rcu(w, wk);
+		op_churn(w, wk);
 }
 
 static void run_mixed(struct bench_cell *cell, struct bench_worker *wk, uint64_t n)
@@ -539,8 +516,6 @@ static void run_mixed(struct bench_cell *cell, struct bench_worker *wk, uint64_t
 	for (uint64_t i = 0; i < n; i++) {
 		unsigned int x = (unsigned int)(bench_rand(&wk->rng) % w->mix_total);
 
-		/* the shrinker frees here too: see op_churn_rcu() */
-		dcsim_rcu_read_lock();
 		if (x < w->mix_cum[WL_HOT])
 			op_hot(w);
 		else if (x < w->mix_cum[WL_FINAL])
@@ -549,7 +524,6 @@ static void run_mixed(struct bench_cell *cell, struct bench_worker *wk, uint64_t
 			op_walk(w, wk);
 		else
 			op_churn(w, wk);
-		dcsim_rcu_read_unlock();
 	}
 }
 
