@@ -202,9 +202,11 @@ DCSIM_API bool __dcsim_htm_sim_live(void);
 #define dcsim_htm_begin() __extension__ ({					\
 	dcsim_htm_status_t __dcsim_hst;						\
 	jmp_buf *__dcsim_jb = __dcsim_htm_sim_prepare(__func__, __LINE__);	\
-	if (!__dcsim_jb)							\
+	if (!__dcsim_jb) {							\
+		/* Bind our PLT slot for dcsim_htm_end() outside the txn. */	\
+		(void)dcsim_htm_sim_in_txn();					\
 		__dcsim_hst = (dcsim_htm_begin)();				\
-	else if (setjmp(*__dcsim_jb) == 0)					\
+	} else if (setjmp(*__dcsim_jb) == 0)					\
 		__dcsim_hst = __dcsim_htm_sim_start(__builtin_frame_address(0)); \
 	else									\
 		__dcsim_hst = __dcsim_htm_sim_resume();				\
