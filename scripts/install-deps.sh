@@ -1,0 +1,39 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# Install what dcsim needs on Debian 12 (run as root or with sudo).
+#
+#   scripts/install-deps.sh          build, tools and benchmark (gnuplot)
+#   scripts/install-deps.sh --tests  also the test suites: cmocka, qemu-user,
+#                                    the ppc64le cross toolchain and the
+#                                    ppc64el libraries (dpkg multiarch)
+#
+# The kernel series installs its own packages (kernel/ci.sh).
+set -eu
+tests=0
+case "${1:-}" in
+"") ;;
+--tests) tests=1 ;;
+*) echo "usage: $0 [--tests]" >&2; exit 2 ;;
+esac
+
+sudo=""
+[ "$(id -u)" = 0 ] || sudo=sudo
+export DEBIAN_FRONTEND=noninteractive
+apt_install() {
+	$sudo apt-get install -y -q --no-install-recommends "$@"
+}
+
+pkgs="meson ninja-build pkg-config gcc libc6-dev liburcu-dev libcmocka-dev gnuplot-nox"
+if [ $tests = 1 ]; then
+	pkgs="$pkgs valgrind qemu-user gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross binutils"
+	if ! dpkg --print-foreign-architectures | grep -qx ppc64el; then
+		$sudo dpkg --add-architecture ppc64el
+	fi
+fi
+$sudo apt-get update -q
+apt_install $pkgs
+if [ $tests = 1 ]; then
+	# Target libraries for the ppc64le cross build run under qemu-ppc64le.
+	apt_install liburcu-dev:ppc64el libcmocka-dev:ppc64el
+fi

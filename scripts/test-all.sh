@@ -1,0 +1,70 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# The whole test suite, from a clean clone on Debian 12 (what .ci/run runs):
+#
+#   1. packages            scripts/install-deps.sh --tests
+#   2. build + meson test  --werror; unit, differential, concurrency (stress),
+#                          bench smoke, and the qemu-user suite (x86-64 with
+#                          forced HTM, ppc64le cross build under POWER9)
+#   3. check build         -Dcheck=true: the deterministic explorer, the
+#                          simulated HTM, the scenarios and planted bugs
+#   4. sanitizers          scripts/sanitizers.sh: ASan+UBSan over everything,
+#                          TSan over the stress tests
+#   5. kernel              kernel/ci.sh: the patch series applied, checkpatch,
+#                          built (debug, prod; patched, unpatched), six QEMU boots
+#
+# DCSIM_SKIP="kernel sanitizers" skips steps by name, for a quick local run.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+jobs=$(nproc)
+pass=0 fail=0 failed=""
+t0=$SECONDS
+
+skipped() { case " ${DCSIM_SKIP:-} " in *" $1 "*) return 0 ;; esac; return 1; }
+step() {	# name, command...
+	local name=$1; shift
+	if skipped "$name"; then
+		echo "==== $name: skipped (DCSIM_SKIP)"
+		return
+	fi
+	echo "==== $name [$((SECONDS - t0)) s]"
+	if "$@"; then
+		pass=$((pass + 1))
+		echo "==== $name: ok [$((SECONDS - t0)) s]"
+	else
+		fail=$((fail + 1)); failed="$failed $name"
+		echo "==== $name: FAILED [$((SECONDS - t0)) s]"
+	fi
+}
+
+configure() {	# dir, options...
+	local dir=$1; shift
+	if [ -f "$dir/build.ninja" ]; then
+		meson setup --reconfigure "$dir" "$@"
+	else
+		meson setup "$dir" "$@"
+	fi
+}
+
+main_suite() {
+	configure build-ci --werror &&
+	ninja -C build-ci -j "$jobs" &&
+	meson test -C build-ci --print-errorlogs --num-processes "$jobs"
+}
+
+check_suite() {
+	configure build-ci-check -Dcheck=true -Dqemu_tests=disabled --werror &&
+	ninja -C build-ci-check -j "$jobs" &&
+	meson test -C build-ci-check --print-errorlogs --num-processes "$jobs"
+}
+
+step packages scripts/install-deps.sh --tests
+step build-and-test main_suite
+step check-build check_suite
+step sanitizers scripts/sanitizers.sh all
+step kernel bash kernel/ci.sh
+
+echo "==== test-all: done in $((SECONDS - t0)) s${failed:+; failed:$failed}"
+echo "test-all: $pass passed, $fail failed"
+[ $fail = 0 ]
