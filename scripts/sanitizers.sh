@@ -36,7 +36,8 @@ run_asan() {
 	for check in false true; do
 		dir=build-asan; [ "$check" = true ] && dir=build-asan-check
 		echo "== ASan+UBSan, check=$check: $dir"
-		setup "$dir" -Db_sanitize=address,undefined -Db_lundef=false \
+		# qemu_tests off: the emulated suites add nothing a sanitizer sees.
+		setup "$dir" -Db_sanitize=address,undefined -Db_lundef=false -Dqemu_tests=disabled \
 			-Dcheck=$check -Dbuildtype=debugoptimized --werror
 		# Sanitized code runs several times slower than the timeouts assume.
 		meson test -C "$dir" --num-processes "$jobs" --print-errorlogs --timeout-multiplier 5
@@ -47,7 +48,7 @@ run_tsan() {
 	echo "== TSan: build-tsan, stress suite"
 	# halt_on_error: the first report fails the run.
 	export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
-	setup build-tsan -Db_sanitize=thread -Db_lundef=false -Dbuildtype=debugoptimized --werror
+	setup build-tsan -Db_sanitize=thread -Db_lundef=false -Dqemu_tests=disabled -Dbuildtype=debugoptimized --werror
 	DCSIM_HTM=off meson test -C build-tsan --suite stress --print-errorlogs --timeout-multiplier 5
 	# More threads than cores, time-bounded (ticket locks convoy when oversubscribed).
 	DCSIM_HTM=off ./build-tsan/tests/concurrency/dcsim-stress --threads 4 --seconds 2
