@@ -88,8 +88,12 @@ static inline void dcsim_spin_lock(dcsim_spinlock_t *lock)
 	 */
 	while (dcsim_load_acquire(&lock->tickets.head) != ticket) {
 		dcsim_cpu_relax();
-		/* The check build's explorer decides who runs; no yield there. */
-		if (!DCSIM_CHECK && dcsim_unlikely(++spins > DCSIM_SPIN_YIELD_AFTER))
+		/*
+		 * Harmless under the check build's explorer too: it runs one
+		 * logical thread at a time, so yielding the CPU changes nothing
+		 * there, while free-running threads of a check build need it.
+		 */
+		if (dcsim_unlikely(++spins > DCSIM_SPIN_YIELD_AFTER))
 			sched_yield();
 	}
 }
