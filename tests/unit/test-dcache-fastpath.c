@@ -271,12 +271,20 @@ static void test_abort_codes(void **state)
 
 			for (int i = 0; i < 20 && stat_of(c, DCSIM_CS_HTM_ABORT_LOCKED) == before; i++) {
 				struct locker lk = { .d = setup(root, S_STEADY, 3000 + i) };
-				struct timespec ts = { 0, 5 * 1000 * 1000 };
+				struct timespec ts = { 0, 1000 * 1000 };
 				pthread_t t;
 
+				/*
+				 * Hold d_lock until the putter's transaction has seen it
+				 * (the abort is counted before the fallback waits for
+				 * the lock), or 2 s: a spurious abort of another cause
+				 * then sends us round again.
+				 */
 				dcsim_spin_lock(&dcsim_d_lockref(lk.d)->lock);
 				assert_int_equal(pthread_create(&t, NULL, put_thread, &lk), 0);
-				nanosleep(&ts, NULL);
+				for (int ms = 0; ms < 2000 &&
+				     stat_of(c, DCSIM_CS_HTM_ABORT_LOCKED) == before; ms++)
+					nanosleep(&ts, NULL);
 				dcsim_spin_unlock(&dcsim_d_lockref(lk.d)->lock);
 				pthread_join(t, NULL);
 			}

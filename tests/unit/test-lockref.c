@@ -5,6 +5,7 @@
  */
 
 #include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -100,7 +101,20 @@ static void test_unlocked_states(void **state)
 	}
 }
 
-/* A second thread holds the lock for a while, then releases it. */
+static uint64_t all_fallbacks(void)
+{
+	struct dcsim_stats st;
+
+	dcsim_stats_read(&st);
+	return st.v[DCSIM_STAT_LOCKREF_FALLBACKS];
+}
+
+/*
+ * A second thread holds the lock until the operation under test has fallen
+ * back (its fallback is counted before it waits for the lock), so the
+ * outcome does not depend on timing.  10 s without a fallback: give up and
+ * let the assertions fail.
+ */
 struct holder {
 	struct dcsim_lockref *ref;
 	pthread_t tid;
@@ -110,11 +124,16 @@ struct holder {
 static void *hold_lock(void *arg)
 {
 	struct holder *h = arg;
-	struct timespec ts = { 0, 20 * 1000 * 1000 };
+	uint64_t before = all_fallbacks();
+	struct timespec t0, now;
 
 	dcsim_spin_lock(&h->ref->lock);
 	__atomic_store_n(&h->locked, 1, __ATOMIC_RELEASE);
-	nanosleep(&ts, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		sched_yield();
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	} while (all_fallbacks() == before && now.tv_sec - t0.tv_sec < 10);
 	dcsim_spin_unlock(&h->ref->lock);
 	return NULL;
 }
