@@ -26,6 +26,9 @@ int __dcsim_htm_hw_probe(void);
 dcsim_htm_status_t __dcsim_htm_hw_begin(void);
 bool __dcsim_htm_hw_test(void);
 
+/* Account an abort status in the calling thread's statistics. */
+void __dcsim_htm_count_abort(dcsim_htm_status_t st);
+
 /* For the backends: the generic SIGILL-guarded call used by the probes. */
 int __dcsim_htm_try_exec(void (*fn)(void));
 

@@ -199,8 +199,8 @@ void dcsim_htm_get_info(struct dcsim_htm_info *info)
 bool dcsim_htm_live(void)
 {
 #if DCSIM_CHECK
-	if (__dcsim_htm_sim_owns_thread())
-		return __dcsim_htm_sim_live();
+	if (dcsim_htm_sim_owns_thread())
+		return dcsim_htm_sim_live();
 #endif
 	return __atomic_load_n(&htm_live, __ATOMIC_RELAXED);
 }
@@ -294,8 +294,8 @@ struct dcsim_htm_abort dcsim_htm_decode(dcsim_htm_status_t st)
 	return a;
 }
 
-/* Called after a failed begin, outside any transaction. */
-static void htm_count_abort(dcsim_htm_status_t st)
+/* Called after a failed begin, outside any transaction (also by htm-sim). */
+void __dcsim_htm_count_abort(dcsim_htm_status_t st)
 {
 	struct dcsim_htm_abort a = dcsim_htm_decode(st);
 	struct dcsim_thread *t = __dcsim_thread();
@@ -316,15 +316,15 @@ dcsim_htm_status_t dcsim_htm_begin(void)
 
 #if DCSIM_CHECK
 	/* Explorer threads (and, refusing, anyone under DCSIM_HTM=sim). */
-	if (__dcsim_htm_sim_owns_thread())
-		return __dcsim_htm_sim_begin_nojmp();
+	if (dcsim_htm_sim_owns_thread())
+		return dcsim_htm_sim_begin_nojmp();
 #endif
 	if (unlikely(!__atomic_load_n(&htm_live, __ATOMIC_RELAXED)))
 		return DCSIM_HTM_DISABLED;
 	__dcsim_stat_inc(DCSIM_STAT_HTM_ATTEMPTS);
 	st = __dcsim_htm_hw_begin();
 	if (st != DCSIM_HTM_STARTED)
-		htm_count_abort(st);
+		__dcsim_htm_count_abort(st);
 	return st;
 }
 
@@ -343,7 +343,7 @@ bool dcsim_htm_test(void)
 #if DCSIM_CHECK
 	if (dcsim_htm_sim_in_txn())
 		return true;
-	if (__dcsim_htm_sim_owns_thread())
+	if (dcsim_htm_sim_owns_thread())
 		return false;
 #endif
 	if (!__atomic_load_n(&htm_live, __ATOMIC_RELAXED) || !htm_info.cpu_has_htm)

@@ -172,18 +172,18 @@ DCSIM_API void dcsim_htm_sim_select(bool on);
 DCSIM_API bool dcsim_htm_sim_selected(void);
 
 /*
- * Internal to the dcsim_htm_begin() macro below.  __dcsim_htm_sim_prepare()
+ * Internal to the dcsim_htm_begin() macro below.  dcsim_htm_sim_prepare()
  * returns the calling logical thread's jump buffer when a new simulated
  * transaction is to start (it is a schedule point), NULL when the ordinary
  * function must decide (hardware, HTM off, or a nested begin).
  */
-DCSIM_API jmp_buf *__dcsim_htm_sim_prepare(const char *func, int line);
-DCSIM_API dcsim_htm_status_t __dcsim_htm_sim_start(void *frame);
-DCSIM_API dcsim_htm_status_t __dcsim_htm_sim_resume(void);
+DCSIM_API jmp_buf *dcsim_htm_sim_prepare(const char *func, int line);
+DCSIM_API dcsim_htm_status_t dcsim_htm_sim_start(void *frame);
+DCSIM_API dcsim_htm_status_t dcsim_htm_sim_resume(void);
 /* For src/htm.c: the check-build decisions inside the exported functions. */
-DCSIM_API bool __dcsim_htm_sim_owns_thread(void);
-DCSIM_API dcsim_htm_status_t __dcsim_htm_sim_begin_nojmp(void);
-DCSIM_API bool __dcsim_htm_sim_live(void);
+DCSIM_API bool dcsim_htm_sim_owns_thread(void);
+DCSIM_API dcsim_htm_status_t dcsim_htm_sim_begin_nojmp(void);
+DCSIM_API bool dcsim_htm_sim_live(void);
 
 /*
  * dcsim_htm_begin() in the check build.  Hardware returns from XBEGIN a
@@ -201,15 +201,15 @@ DCSIM_API bool __dcsim_htm_sim_live(void);
  */
 #define dcsim_htm_begin() __extension__ ({					\
 	dcsim_htm_status_t __dcsim_hst;						\
-	jmp_buf *__dcsim_jb = __dcsim_htm_sim_prepare(__func__, __LINE__);	\
+	jmp_buf *__dcsim_jb = dcsim_htm_sim_prepare(__func__, __LINE__);	\
 	if (!__dcsim_jb) {							\
 		/* Bind our PLT slot for dcsim_htm_end() outside the txn. */	\
 		(void)dcsim_htm_sim_in_txn();					\
 		__dcsim_hst = (dcsim_htm_begin)();				\
 	} else if (setjmp(*__dcsim_jb) == 0)					\
-		__dcsim_hst = __dcsim_htm_sim_start(__builtin_frame_address(0)); \
+		__dcsim_hst = dcsim_htm_sim_start(__builtin_frame_address(0)); \
 	else									\
-		__dcsim_hst = __dcsim_htm_sim_resume();				\
+		__dcsim_hst = dcsim_htm_sim_resume();				\
 	__dcsim_hst;								\
 })
 

@@ -35,6 +35,7 @@
 #include <dcsim/htm.h>
 #include <dcsim/stats.h>
 
+#include "../htm-backend.h"
 #include "../thread.h"
 #include "check.h"
 
@@ -60,12 +61,12 @@ static __attribute__((noreturn)) void sim_refuse(const char *what)
 	abort();
 }
 
-bool __dcsim_htm_sim_owns_thread(void)
+bool dcsim_htm_sim_owns_thread(void)
 {
 	return __dcsim_check_self || dcsim_htm_sim_selected();
 }
 
-bool __dcsim_htm_sim_live(void)
+bool dcsim_htm_sim_live(void)
 {
 	/* Under DCSIM_HTM=sim a non-explorer thread is told "live" so that it tries, and is refused. */
 	return __dcsim_check_self ? __dcsim_check_htm_on() : true;
@@ -89,17 +90,11 @@ void __dcsim_htm_sim_reset(struct lthread *lt)
 
 static void count_abort(dcsim_htm_status_t st)
 {
-	struct dcsim_htm_abort a = dcsim_htm_decode(st);
-	struct dcsim_thread *t = __dcsim_thread();
-
-	__dcsim_counter_add(&t->stats.v[DCSIM_STAT_HTM_ABORTS], 1);
-	__dcsim_counter_add(&t->stats.v[DCSIM_STAT_HTM_ABORT_FIRST + a.cause], 1);
-	if (a.cause == DCSIM_HTM_CAUSE_EXPLICIT)
-		__dcsim_counter_add(&t->stats.htm_explicit_code[a.code], 1);
+	__dcsim_htm_count_abort(st);
 	__dcsim_check_note_htm(false, st);
 }
 
-jmp_buf *__dcsim_htm_sim_prepare(const char *func, int line)
+jmp_buf *dcsim_htm_sim_prepare(const char *func, int line)
 {
 	struct lthread *lt = __dcsim_check_self;
 
@@ -115,7 +110,7 @@ jmp_buf *__dcsim_htm_sim_prepare(const char *func, int line)
 	return &lt->txn.env;
 }
 
-dcsim_htm_status_t __dcsim_htm_sim_start(void *frame)
+dcsim_htm_status_t dcsim_htm_sim_start(void *frame)
 {
 	struct lthread *lt = __dcsim_check_self;
 	dcsim_htm_status_t st;
@@ -136,7 +131,7 @@ dcsim_htm_status_t __dcsim_htm_sim_start(void *frame)
 	return DCSIM_HTM_STARTED;
 }
 
-dcsim_htm_status_t __dcsim_htm_sim_resume(void)
+dcsim_htm_status_t dcsim_htm_sim_resume(void)
 {
 	struct lthread *lt = __dcsim_check_self;
 
@@ -168,7 +163,7 @@ static __attribute__((noreturn, noinline)) void sim_do_abort(struct lthread *lt,
 	longjmp(tx->env, 1);
 }
 
-dcsim_htm_status_t __dcsim_htm_sim_begin_nojmp(void)
+dcsim_htm_status_t dcsim_htm_sim_begin_nojmp(void)
 {
 	struct lthread *lt = __dcsim_check_self;
 	dcsim_htm_status_t st;
