@@ -8,6 +8,12 @@
  * thread before its first read-side section, which we do on demand.
  */
 
+/*
+ * _LGPL_SOURCE: inline liburcu's read-side fast paths (a per-thread nesting
+ * count and a compiler barrier with sys_membarrier) instead of calling into
+ * the library twice per dput.  dcsim is LGPL-2.1-or-later, as liburcu asks.
+ */
+#define _LGPL_SOURCE
 #include <urcu/urcu-memb.h>
 #include <urcu/call-rcu.h>
 
