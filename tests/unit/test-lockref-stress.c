@@ -24,6 +24,7 @@ static struct dcsim_lockref ref;
 static long nr_threads = 4, nr_ops = 50000;
 static int stop_holder;
 static bool lockref_only;	/* workers never take the spinlock themselves */
+static int gate;		/* lockref_only: workers start once the lock is held */
 static unsigned long errors;	/* cmocka asserts are not thread-safe */
 
 #define check(cond) do {						\
@@ -45,6 +46,8 @@ static void *worker(void *arg)
 {
 	long id = (long)arg;
 
+	while (lockref_only && !__atomic_load_n(&gate, __ATOMIC_ACQUIRE))
+		sched_yield();
 	for (long i = 0; i < nr_ops; i++) {
 		switch ((i + id) % (lockref_only ? 3 : 4)) {
 		case 0:
@@ -134,6 +137,8 @@ static void *holder(void *arg)
 		uint64_t before = total_fallbacks();
 
 		dcsim_spin_lock(&ref.lock);
+		/* The first round starts the workers: they meet the held lock. */
+		__atomic_store_n(&gate, 1, __ATOMIC_RELEASE);
 		while (total_fallbacks() == before &&
 		       !__atomic_load_n(&stop_holder, __ATOMIC_ACQUIRE))
 			sched_yield();
@@ -154,6 +159,7 @@ static void test_fallbacks_counted(void **state)
 	dcsim_lockref_init(&ref, 1);
 	dcsim_stats_reset();
 	stop_holder = 0;
+	gate = 0;
 	lockref_only = true;
 	assert_int_equal(pthread_create(&h, NULL, holder, &seen), 0);
 	for (long i = 0; i < nr_threads; i++)
