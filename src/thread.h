@@ -51,6 +51,12 @@ static inline void __dcsim_stat_add(enum dcsim_stat stat, uint64_t n)
 	__dcsim_counter_add(&__dcsim_thread()->stats.v[stat], n);
 }
 
+/* The calling thread's own count of @stat (it is the only writer). */
+static inline uint64_t __dcsim_stat_self(enum dcsim_stat stat)
+{
+	return __atomic_load_n(&__dcsim_thread()->stats.v[stat], __ATOMIC_RELAXED);
+}
+
 static inline void __dcsim_stat_inc(enum dcsim_stat stat)
 {
 	__dcsim_stat_add(stat, 1);

@@ -28,12 +28,11 @@ static bool fast_dput(struct dcsim_dentry *d, bool htm, enum dcsim_dput_path *pa
 
 	/* A static flag: a plain read is enough. */
 	if (unlikely(d_flags_read(d) & DCSIM_DCACHE_OP_DELETE)) {
-		uint64_t fb = __atomic_load_n(&__dcsim_thread()->stats.v[DCSIM_STAT_LOCKREF_FALLBACKS],
-					      __ATOMIC_RELAXED);
+		uint64_t fb = __dcsim_stat_self(DCSIM_STAT_LOCKREF_FALLBACKS);
 		bool done = dcsim_lockref_put_or_lock(&d->d_lockref);
 
-		if (__atomic_load_n(&__dcsim_thread()->stats.v[DCSIM_STAT_LOCKREF_FALLBACKS],
-				    __ATOMIC_RELAXED) != fb)
+		/* The lockref call took d_lock if it counted a fallback. */
+		if (__dcsim_stat_self(DCSIM_STAT_LOCKREF_FALLBACKS) != fb)
 			*path = DCSIM_DPUT_PATH_LOCKED;
 		return done;
 	}

@@ -10,13 +10,6 @@
 
 #include "dcache.h"
 
-/* True if the lockref call on this thread had to take the lock. */
-static inline uint64_t lockref_fallbacks(void)
-{
-	return __atomic_load_n(&__dcsim_thread()->stats.v[DCSIM_STAT_LOCKREF_FALLBACKS],
-			       __ATOMIC_RELAXED);
-}
-
 /*
  * models fs/dcache.c:dput() (3.12).  Also the fallback of the "rtm"
  * strategy, which is this code with a transaction in front.
@@ -30,10 +23,10 @@ enum dcsim_dput_path __dcsim_dput_312(struct dcsim_dentry *d)
 	int32_t cnt;
 
 repeat:
-	fb = lockref_fallbacks();
+	fb = __dcsim_stat_self(DCSIM_STAT_LOCKREF_FALLBACKS);
 	if (dcsim_lockref_put_or_lock(&d->d_lockref)) {
 		/* Decremented, lockless or (count > 1 seen under the lock) locked. */
-		if (lockref_fallbacks() != fb)
+		if (__dcsim_stat_self(DCSIM_STAT_LOCKREF_FALLBACKS) != fb)
 			path = DCSIM_DPUT_PATH_LOCKED;
 		return path;
 	}
