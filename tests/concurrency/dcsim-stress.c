@@ -213,18 +213,30 @@ static void drop_dirs(struct stress *st)
 	}
 }
 
+/* The invariants at quiescence, with only the root held. Return: 0 or 1. */
+static int check_quiescent(struct stress *st, const char *strategy, const char *when)
+{
+	struct dcsim_held_ref held = { .dentry = st->root, .refs = 1 };
+	char report[2048] = "";
+	unsigned int bad;
+
+	bad = dcsim_cache_check(st->cache, &held, 1, DCSIM_CHECK_REFS_EXACT, report, sizeof(report));
+	if (!bad)
+		return 0;
+	fprintf(stderr, "dcsim-stress: %s: %u invariant violations %s:\n%s\n",
+		strategy, bad, when, report);
+	return 1;
+}
+
 static int run_strategy(const struct dcsim_dput_strategy *s, unsigned int nthreads, long ops,
 			double seconds, uint64_t seed)
 {
 	struct dcsim_cache_config cfg = { .strategy = s };
 	struct stress st = { .ops = ops, .seconds = seconds, .seed = seed };
 	struct worker *w = calloc(nthreads, sizeof(*w));
-	struct dcsim_held_ref held = { 0 };
 	struct dcsim_cache_snapshot snap;
 	struct dcsim_cache_stats cs;
-	char report[2048];
 	unsigned long warn0 = dcsim_warn_count(), killed;
-	unsigned int bad;
 	long total = 0;
 	double t0, t;
 	int err = 0;
@@ -253,24 +265,10 @@ static int run_strategy(const struct dcsim_dput_strategy *s, unsigned int nthrea
 
 	/* Quiescent: the root's and the directories' references remain. */
 	drop_dirs(&st);
-	held.dentry = st.root;
-	held.refs = 1;
-	report[0] = '\0';
-	bad = dcsim_cache_check(st.cache, &held, 1, DCSIM_CHECK_REFS_EXACT, report, sizeof(report));
-	if (bad) {
-		fprintf(stderr, "dcsim-stress: %s: %u invariant violations after the run:\n%s\n",
-			s->name, bad, report);
-		err = 1;
-	}
+	err |= check_quiescent(&st, s->name, "after the run");
 	dcsim_cache_stats_read(st.cache, &cs);
 	killed = dcsim_shrink_all(st.cache);
-	report[0] = '\0';
-	bad = dcsim_cache_check(st.cache, &held, 1, DCSIM_CHECK_REFS_EXACT, report, sizeof(report));
-	if (bad) {
-		fprintf(stderr, "dcsim-stress: %s: %u invariant violations after shrink-all:\n%s\n",
-			s->name, bad, report);
-		err = 1;
-	}
+	err |= check_quiescent(&st, s->name, "after shrink-all");
 	if (dcsim_cache_snapshot(st.cache, &snap) == 0) {
 		if (snap.nr != 1 || snap.counters.allocs - snap.counters.frees != 1) {
 			fprintf(stderr, "dcsim-stress: %s: shrink-all left %zu dentries, "
