@@ -613,6 +613,16 @@ static void json_num(FILE *f, double v)
 		fputs("null", f);
 }
 
+/* The values of a {"min": .., "median": .., "max": ..} object, after its first key. */
+static void json_spread(FILE *f, double min, double med, double max)
+{
+	json_num(f, min);
+	fputs(", \"median\": ", f);
+	json_num(f, med);
+	fputs(", \"max\": ", f);
+	json_num(f, max);
+}
+
 static void print_json(const struct bench_config *cfg, const struct bench_host *host, FILE *f)
 {
 	struct target t[MAX_TARGETS];
@@ -680,19 +690,11 @@ static void print_json(const struct bench_config *cfg, const struct bench_host *
 		json_str(f, subj->name);
 		fprintf(f, ", \"kind\": \"%s\", \"reps\": %u,\n     \"ops_s\": {\"min\": ",
 			subj->kind == BENCH_BOUND ? "bound" : "strategy", a.n);
-		json_num(f, a.ops_s_min);
-		fputs(", \"median\": ", f);
-		json_num(f, a.ops_s_med);
-		fputs(", \"max\": ", f);
-		json_num(f, a.ops_s_max);
+		json_spread(f, a.ops_s_min, a.ops_s_med, a.ops_s_max);
 		fputs("}, \"ops_s_per_thread\": ", f);
 		json_num(f, a.ops_s_thr_med);
 		fputs(", \"ns_op\": {\"min\": ", f);
-		json_num(f, a.ns_op_min);
-		fputs(", \"median\": ", f);
-		json_num(f, a.ns_op_med);
-		fputs(", \"max\": ", f);
-		json_num(f, a.ns_op_max);
+		json_spread(f, a.ns_op_min, a.ns_op_med, a.ns_op_max);
 		fputs("},\n     \"ratio_vs_baseline\": ", f);
 		json_num(f, a.ratio_base);
 		fputs(", \"x_floor\": ", f);
