@@ -34,6 +34,7 @@ static const char *const figures[] = { "ns_op", "vs_baseline", "x_floor", "x_spi
 struct cmp_fig {
 	struct bench_est a, b, change;
 	const char *verdict;	/* lower, higher, same, - */
+	int overlap;		/* the two runs' own intervals overlap: 1, 0, -1 unknown */
 };
 
 struct cmp_cell {
@@ -143,6 +144,9 @@ static void compare_cell(const struct json *ra, const struct json *rb, uint64_t 
 		bench_median_ci(a, na, seed + 4 * k, &f->a);
 		bench_median_ci(b, nb, seed + 4 * k + 1, &f->b);
 		bench_change_ci(a, na, b, nb, seed + 4 * k + 2, &f->change);
+		f->overlap = -1;
+		if (isfinite(f->a.lo) && isfinite(f->b.lo))
+			f->overlap = !(f->a.hi < f->b.lo || f->b.hi < f->a.lo);
 		if (!isfinite(f->change.lo) || !isfinite(f->change.hi))
 			f->verdict = "-";
 		else if (f->change.lo > 0)
@@ -219,6 +223,31 @@ static void print_table(const struct report *a, const struct report *b, struct c
 	if (only_a || only_b)
 		fprintf(f, "; %u cell(s) only in A, %u only in B (not compared)", only_a, only_b);
 	fputc('\n', f);
+	/*
+	 * The reproducibility check: two runs of the same build on a quiet
+	 * host should give overlapping intervals for every ratio.
+	 */
+	{
+		unsigned int both = 0, apart = 0;
+
+		for (unsigned int i = 0; i < n; i++)
+			for (int k = 1; k < NR_FIGURES; k++) {
+				const struct cmp_fig *g = &c[i].fig[k];
+
+				/* a ratio of a subject over itself is 1 in both */
+				if (g->overlap < 0 || (g->a.lo == g->a.hi && g->b.lo == g->b.hi))
+					continue;
+				both++;
+				if (g->overlap)
+					continue;
+				if (!apart++)
+					fputs("ratios whose A and B intervals do not overlap:", f);
+				fprintf(f, " %s/%u/%s:%s", c[i].group, c[i].threads, c[i].subject,
+					figures[k]);
+			}
+		fprintf(f, "%sintervals overlap for %u of %u ratios (x, xfloor, xspin)\n",
+			apart ? "\n" : "", both - apart, both);
+	}
 }
 
 static void print_csv(struct cmp_cell *c, unsigned int n, FILE *f)
@@ -280,7 +309,8 @@ static void print_json(const struct report *a, const struct report *b, struct cm
 			jest(f, "b", &c[i].fig[k].b);
 			fputs(", ", f);
 			jest(f, "change", &c[i].fig[k].change);
-			fprintf(f, ", \"verdict\": \"%s\"}", c[i].fig[k].verdict);
+			fprintf(f, ", \"verdict\": \"%s\", \"overlap\": %s}", c[i].fig[k].verdict,
+				c[i].fig[k].overlap < 0 ? "null" : c[i].fig[k].overlap ? "true" : "false");
 		}
 		fprintf(f, "}%s\n", i + 1 < n ? "," : "");
 	}

@@ -155,13 +155,16 @@ def main():
                           "-f", "json", "-o", pb, "--no-progress"])
         check(rc == 0, "second report for --compare")
         rc, out, err = run(["--compare", pa, pb])
-        check(rc == 0 and "change" in out and "hot" in out and "fast" in out,
-              "--compare prints per-cell changes (stderr: %s)" % err.strip()[:200])
+        check(rc == 0 and "change" in out and "hot" in out and "fast" in out and
+              "intervals overlap for" in out,
+              "--compare prints per-cell changes and the overlap count (stderr: %s)" %
+              err.strip()[:200])
         rc, out, err = run(["--compare", pa, pb, "-f", "json"])
         cj = json.loads(out) if rc == 0 else {}
         cells = cj.get("cells", [])
         check(bool(cells) and all("ci95_lo" in c["vs_baseline"]["change"] for c in cells) and
-              all(c["ns_op"]["verdict"] in ("lower", "higher", "same", "-") for c in cells),
+              all(c["ns_op"]["verdict"] in ("lower", "higher", "same", "-") for c in cells) and
+              all(c["x_floor"]["overlap"] in (True, False, None) for c in cells),
               "--compare json: changes with ci95 and verdicts")
         fast = [c for c in cells if c["group"] == "hot" and c["subject"] == "fast"]
         check(bool(fast) and fast[0]["vs_baseline"]["change"]["ci95_lo"] is not None and
@@ -169,6 +172,8 @@ def main():
               <= fast[0]["vs_baseline"]["change"]["ci95_hi"], "--compare: the change lies in its interval")
         rc, out, err = run(["--compare", pa, pa, "-f", "csv"])
         crow = list(csv.DictReader(io.StringIO(out))) if rc == 0 else []
+        rc2, out2, _ = run(["--compare", pa, pa])
+        check(rc2 == 0 and "ratios whose" not in out2, "a report overlaps itself everywhere")
         check(bool(crow) and all(r["verdict"] in ("same", "-") and
                                  (not r["change"] or abs(float(r["change"])) < 1e-9) for r in crow),
               "--compare of a report with itself: no change anywhere")
