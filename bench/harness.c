@@ -168,9 +168,11 @@ static void worker_warm(struct bench_cell *cell, struct bench_worker *w)
 		}
 		return;
 	}
-	while (now_ns() < deadline) {
+	/* batches grow while they take under ~20us, as in worker_measure() */
+	for (uint64_t t0 = now_ns(), t; t0 < deadline; t0 = t) {
 		cell->wl->run(cell, w, batch);
-		if (batch < 4096)
+		t = now_ns();
+		if (t - t0 < 20000 && batch < (1u << 20))
 			batch *= 2;
 	}
 }
