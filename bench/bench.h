@@ -28,9 +28,12 @@
 #include <dcsim/cache.h>
 #include <dcsim/compiler.h>
 #include <dcsim/stats.h>
+#include <dcsim/strategy.h>
 
 #define BENCH_MAX_THREADS	128
+#define BENCH_NR_BOUNDS	4	/* subjects 0..3 of every run: floor, cmpxchg, spin, raw-lockref */
 #define BENCH_MAX_REPS		1000
+#define BENCH_ADAPTIVE_MAX_REPS	100	/* --max-reps default with --ci-width */
 
 struct bench_cell;
 struct bench_worker;
@@ -110,9 +113,12 @@ struct bench_group {
 	unsigned int first_subject, nr_subjects;	/* into cfg->subjects */
 };
 
+struct bench_agg;
+
 struct bench_row {
 	unsigned int group, tidx, subject;	/* tidx indexes cfg->threads */
-	struct bench_sample *samples;		/* [reps] */
+	struct bench_sample *samples;		/* [max_reps]; the first cfg->reps are valid */
+	struct bench_agg *agg;			/* cached by bench_aggregate(), see report.c */
 };
 
 enum bench_format { BENCH_FMT_TABLE, BENCH_FMT_CSV, BENCH_FMT_JSON };
@@ -132,13 +138,17 @@ struct bench_shape {
 
 struct bench_config {
 	/* what to run */
-	struct bench_subject subjects[16];
+	struct bench_subject subjects[BENCH_NR_BOUNDS + DCSIM_MAX_STRATEGIES];
 	unsigned int nr_subjects;
 	struct bench_group groups[8];
 	unsigned int nr_groups;
 	unsigned int threads[32];
 	unsigned int nr_threads;
-	unsigned int reps;
+	unsigned int reps;		/* repetitions run (or, before the run, asked for) */
+	unsigned int max_reps;		/* samples allocated per row */
+	double ci_width;		/* adaptive: target relative ci95 width of ratios; 0 off */
+	double time_budget_s;		/* adaptive: stop adding repetitions after this */
+	double warmup;			/* share of a cell run first and discarded */
 	double duration_s;	/* per cell; 0 when ops is used */
 	uint64_t ops;		/* per thread per cell; 0 when duration is used */
 	uint64_t seed;
@@ -156,6 +166,11 @@ struct bench_config {
 	/* results */
 	struct bench_row *rows;
 	unsigned int nr_rows;
+	/* adaptive mode: how it ended */
+	const char *adaptive_end;	/* "converged", "time budget", "max reps" */
+	unsigned int adaptive_wide;	/* ratios still wider than ci_width */
+	unsigned int adaptive_ratios;	/* ratios checked */
+	double run_s;			/* wall time of the measurement */
 };
 
 /* Host facts recorded in every report. */
@@ -173,7 +188,29 @@ struct bench_host {
 	const char *version;
 	size_t dentry_size;	/* sizeof(struct dcsim_dentry), 0 if unknown */
 	double load_before, load_after;	/* 1-minute load average; < 0 unknown */
+	/* over the run, from /proc/stat (NAN if unknown) */
+	double steal_frac;	/* stolen by the hypervisor, of all CPU time */
+	double others_frac;	/* busy in other processes, of all CPU time */
+	double self_cpus;	/* CPUs' worth of time this process used */
+	/* frequency hints: "cpu MHz" over the CPUs before and after (NAN unknown) */
+	double mhz_min_before, mhz_max_before, mhz_min_after, mhz_max_after;
+	char governor[32];	/* cpufreq governor of cpu0, "" if none */
+	int boost;		/* 1 on, 0 off, -1 unknown */
+	bool busy;		/* one of the above says the figures are noisy */
+	char busy_why[192];
 };
+
+/* host.c: what the host did while we measured */
+struct bench_hostmon {
+	unsigned long long stat[8];	/* /proc/stat "cpu" line */
+	bool have_stat;
+	double self_cpu_s, wall_s;
+	double load;
+	double mhz_min, mhz_max;
+};
+void bench_hostmon_start(struct bench_hostmon *m);
+void bench_hostmon_end(const struct bench_hostmon *start, struct bench_host *h);
+double bench_loadavg(void);
 
 /* harness.c */
 int bench_pool_start(struct bench_config *cfg, unsigned int nworkers);
@@ -196,8 +233,6 @@ static inline uint64_t bench_rand(uint64_t *s)
 /* bounds.c */
 extern const struct bench_workload bench_bound_floor, bench_bound_cmpxchg, bench_bound_spin,
 	bench_bound_lockref;
-#define BENCH_NR_BOUNDS	4	/* subjects 0..3 of every run: floor, cmpxchg, spin, raw-lockref */
-
 /* workloads.c: the model's workloads and strategies */
 extern const struct bench_workload *const bench_workloads[];
 extern const unsigned int bench_nr_workloads;
@@ -208,13 +243,25 @@ const char *bench_strategy_list(void);	/* "locked,lockref,..." */
 size_t bench_dentry_size(void);
 
 /* report.c */
+/*
+ * A median with its 95% confidence interval (percentile bootstrap over the
+ * repetitions, see stats.c); lo and hi are NAN with fewer than 2 samples.
+ */
+struct bench_est {
+	double med, lo, hi;
+	unsigned int n;
+};
+
 struct bench_agg {
 	unsigned int n;			/* repetitions measured */
+	unsigned int computed_reps;	/* cfg->reps when this was computed */
 	double ops_s_min, ops_s_med, ops_s_max;
 	double ops_s_thr_med;		/* per thread */
 	double ns_op_min, ns_op_med, ns_op_max;	/* per thread: CPU time / its ops */
+	struct bench_est ops_s, ns_op;	/* median and ci95 */
 	double ratio_base;		/* median over reps of ops_s / baseline ops_s; NAN if none */
 	double x_floor, x_ceil;		/* median over reps of ns_op / bound ns_op */
+	struct bench_est r_base, r_floor, r_ceil;	/* the same three with ci95 */
 	struct bench_counts c;		/* summed over reps */
 	struct dcsim_stats st;		/* summed over reps */
 	uint64_t ops;			/* summed over reps */
@@ -222,9 +269,35 @@ struct bench_agg {
 
 void bench_aggregate(const struct bench_config *cfg, const struct bench_row *row,
 		     struct bench_agg *agg);
+/* Per-rep ratios f(row)/f(other) into @v (reps where both ran); Return: count. */
+unsigned int bench_ratio_samples(const struct bench_config *cfg, const struct bench_row *row,
+				 int other, bool ns, double *v);
+double bench_sample_ops_s(const struct bench_sample *s);
+double bench_sample_ns_op(const struct bench_sample *s);
+/* Relative width (hi - lo) / med of an estimate; INFINITY without an interval. */
+double bench_est_width(const struct bench_est *e);
+const char *bench_verdict(const struct bench_est *e, const char *op, double limit);
+
+/* stats.c */
+void bench_median_ci(const double *v, unsigned int n, uint64_t seed, struct bench_est *e);
+/* ci95 of med(b)/med(a) - 1 from two independent sample sets. */
+void bench_change_ci(const double *a, unsigned int na, const double *b, unsigned int nb,
+		     uint64_t seed, struct bench_est *e);
+
+/* compare.c */
+int bench_compare(const char *a, const char *b, enum bench_format fmt, const char *plot,
+		  FILE *out);
 int bench_find_row(const struct bench_config *cfg, const char *group,
 		   unsigned int nthreads, const char *subject);
 void bench_report(const struct bench_config *cfg, const struct bench_host *host, FILE *f);
 int bench_plot(const struct bench_config *cfg, const struct bench_host *host, const char *png);
+/* plot.c, for --compare --plot: one cell's ratio over the baseline in A and B */
+struct bench_plot_cell {
+	const char *group, *subject;
+	unsigned int threads;
+	struct bench_est a, b;
+};
+int bench_plot_compare(const char *png, const char *a, const char *b, const char *baseline,
+		       const struct bench_plot_cell *c, unsigned int n);
 
 #endif /* DCSIM_BENCH_H */

@@ -49,6 +49,15 @@ static void usage(FILE *f)
 "  -r, --reps N             repetitions, strategies interleaved in each (default 5)\n"
 "  -b, --baseline NAME      strategy the ratios are taken against (default locked)\n"
 "      --seed N             seed for paths and names (default 1)\n"
+"      --warmup FRAC        share of every cell run first and discarded (default 0.1)\n"
+"\n"
+"Statistics: every median comes with a 95%% bootstrap interval over the reps.\n"
+"      --ci-width W         adaptive: add reps until every ratio's interval is within\n"
+"                           W of it (relative width, e.g. 0.05 or 5%%; from --reps >= 3)\n"
+"      --time-budget SEC    adaptive: start no rep after SEC seconds (default 300)\n"
+"      --max-reps N         adaptive: at most N reps (default %d)\n"
+"      --compare A.json B.json  per-cell changes B vs A with intervals (no run);\n"
+"                           with --plot, the ratios of both with their intervals\n"
 "      --htm POLICY         auto, off or force (default $DCSIM_HTM, else auto)\n"
 "      --pin / --no-pin     pin worker i to the i-th CPU of --cpus (default: pin)\n"
 "      --cpus LIST          CPUs to pin to, in order (default: the allowed CPUs)\n"
@@ -75,7 +84,8 @@ static void usage(FILE *f)
 "  -h, --help               this text\n"
 "\n"
 "Every report names the CPU and whether HTM (TSX) was live.  Exit status:\n"
-"0 ok, 1 a measurement failed, 2 bad usage.\n", bench_strategy_list());
+"0 ok, 1 a measurement failed, 2 bad usage.\n", bench_strategy_list(),
+		BENCH_ADAPTIVE_MAX_REPS);
 }
 
 static void list_all(void)
@@ -224,21 +234,7 @@ static int parse_mix(struct bench_config *cfg, const char *spec)
 	return bad("--mix: every weight is zero");
 }
 
-/* 1-minute load average: a busy host makes every figure noisier. */
-static double loadavg(void)
-{
-	FILE *f = fopen("/proc/loadavg", "r");
-	double l = -1;
-
-	if (f) {
-		if (fscanf(f, "%lf", &l) != 1)
-			l = -1;
-		fclose(f);
-	}
-	return l;
-}
-
-static void host_info(struct bench_host *h, double load_before)
+static void host_info(struct bench_host *h, const struct bench_hostmon *mon)
 {
 	struct dcsim_htm_info info;
 	struct utsname u;
@@ -277,8 +273,7 @@ static void host_info(struct bench_host *h, double load_before)
 	strftime(h->when, sizeof(h->when), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
 	h->version = DCSIM_VERSION;
 	h->dentry_size = bench_dentry_size();
-	h->load_before = load_before;
-	h->load_after = loadavg();
+	bench_hostmon_end(mon, h);
 }
 
 static void make_cmdline(struct bench_config *cfg, int argc, char **argv)
@@ -335,8 +330,9 @@ static int build_rows(struct bench_config *cfg)
 				r->group = g;
 				r->tidx = ti;
 				r->subject = cfg->groups[g].first_subject + k;
-				r->samples = calloc(cfg->reps, sizeof(*r->samples));
-				if (!r->samples)
+				r->samples = calloc(cfg->max_reps, sizeof(*r->samples));
+				r->agg = calloc(1, sizeof(*r->agg));
+				if (!r->samples || !r->agg)
 					return -ENOMEM;
 			}
 	return 0;
@@ -360,8 +356,9 @@ static void progress(const struct bench_config *cfg, unsigned long done, unsigne
 {
 	if (!cfg->progress)
 		return;
-	fprintf(stderr, "\r\033[K[%3lu%%] rep %u/%u  %-6s t=%-3u %-12s  ~%.0fs left",
-		total ? done * 100 / total : 100, rep + 1, cfg->reps, group, threads, subj, eta_s);
+	fprintf(stderr, "\r\033[K[%3lu%%] rep %u/%u%s  %-6s t=%-3u %-12s  ~%.0fs left",
+		total ? done * 100 / total : 100, rep + 1, cfg->ci_width > 0 ? cfg->max_reps : cfg->reps,
+		cfg->ci_width > 0 ? " (adaptive)" : "", group, threads, subj, eta_s);
 	fflush(stderr);
 }
 
@@ -373,43 +370,124 @@ static double mono_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* One (group, threads) block of one repetition, subjects rotated by @rep. */
+static int run_block(struct bench_config *cfg, unsigned int rep, unsigned int g, unsigned int ti,
+		     unsigned long *done, unsigned long total, double t0, int *failed)
+{
+	const struct bench_group *grp = &cfg->groups[g];
+
+	for (unsigned int k = 0; k < grp->nr_subjects; k++) {
+		unsigned int s = grp->first_subject + (k + rep) % grp->nr_subjects;
+		const struct bench_subject *subj = &cfg->subjects[s];
+		struct bench_row *row = row_of(cfg, g, ti, s);
+		const struct bench_workload *wl = grp->wl ? grp->wl : subj->bound;
+		double el = mono_s() - t0;
+		int err;
+
+		progress(cfg, *done, total, rep, grp->name, cfg->threads[ti], subj->name,
+			 *done ? el * (total - *done) / *done : 0);
+		err = bench_run_cell(cfg, wl, subj, cfg->threads[ti], &row->samples[rep]);
+		if (err && (*failed)++ < 3)
+			fprintf(stderr, "%s" PROG ": %s/%s at %u threads failed: %s%s\n",
+				cfg->progress ? "\n" : "", grp->name, subj->name, cfg->threads[ti],
+				strerror(-err), *failed == 3 ? " (further failures not shown)" : "");
+		(*done)++;
+	}
+	return 0;
+}
+
+/*
+ * Adaptive mode: which (group, threads) blocks need another repetition.
+ * A block does when one of its ratios (over the baseline, the floor, the
+ * spin bound) has a ci95 wider than --ci-width of its median; the bounds
+ * block at the same thread count runs with it, since xfloor and xspin are
+ * formed within a repetition.  Return: ratios still too wide.
+ */
+static unsigned int blocks_wanted(struct bench_config *cfg, bool *want)
+{
+	unsigned int wide = 0, checked = 0;
+
+	memset(want, 0, sizeof(bool) * cfg->nr_groups * cfg->nr_threads);
+	for (unsigned int i = 0; i < cfg->nr_rows; i++) {
+		const struct bench_row *row = &cfg->rows[i];
+		const struct bench_est *e[3];
+		struct bench_agg a;
+		bool more = false;
+
+		bench_aggregate(cfg, row, &a);
+		e[0] = &a.r_base;
+		e[1] = &a.r_floor;
+		e[2] = &a.r_ceil;
+		for (int k = 0; k < 3; k++) {
+			/* the baseline over itself and a bound over itself are exactly 1 */
+			if (!e[k]->n || (e[k]->lo == e[k]->hi && e[k]->med == 1))
+				continue;
+			checked++;
+			if (bench_est_width(e[k]) > cfg->ci_width) {
+				wide++;
+				more = true;
+			}
+		}
+		if (more) {
+			want[row->group * cfg->nr_threads + row->tidx] = true;
+			want[0 * cfg->nr_threads + row->tidx] = true;	/* bounds */
+		}
+	}
+	cfg->adaptive_ratios = checked;
+	return wide;
+}
+
 /*
  * The measurement: repetition by repetition, every (group, threads) pair,
  * its subjects in an order rotated by the repetition number, so no subject
- * always runs first after a warm-up or last before a frequency drop.
+ * always runs first after a warm-up or last before a frequency drop.  With
+ * --ci-width, repetitions go on past --reps for the blocks whose ratios are
+ * still too uncertain, until none is, --max-reps, or the time budget.
  */
 static int run_all(struct bench_config *cfg)
 {
-	unsigned long total = (unsigned long)cfg->nr_rows * cfg->reps, done = 0;
-	double t0 = mono_s();
+	unsigned int reps_min = cfg->reps;
+	unsigned long total = (unsigned long)cfg->nr_rows * reps_min, done = 0;
+	bool want[8 * 32];
+	double t0 = mono_s(), rep_s = 0;
 	int failed = 0;
 
-	for (unsigned int rep = 0; rep < cfg->reps; rep++)
-		for (unsigned int ti = 0; ti < cfg->nr_threads; ti++)
-			for (unsigned int g = 0; g < cfg->nr_groups; g++) {
-				const struct bench_group *grp = &cfg->groups[g];
+	cfg->adaptive_end = "max reps";
+	for (unsigned int i = 0; i < DCSIM_ARRAY_SIZE(want); i++)
+		want[i] = true;
+	for (unsigned int rep = 0; rep < cfg->max_reps; rep++) {
+		double r0 = mono_s();
 
-				for (unsigned int k = 0; k < grp->nr_subjects; k++) {
-					unsigned int s = grp->first_subject +
-							 (k + rep) % grp->nr_subjects;
-					const struct bench_subject *subj = &cfg->subjects[s];
-					struct bench_row *row = row_of(cfg, g, ti, s);
-					const struct bench_workload *wl = grp->wl ? grp->wl : subj->bound;
-					double el = mono_s() - t0;
-					int err;
+		if (rep >= reps_min) {
+			unsigned long blocks = 0;
 
-					progress(cfg, done, total, rep, grp->name, cfg->threads[ti],
-						 subj->name, done ? el * (total - done) / done : 0);
-					err = bench_run_cell(cfg, wl, subj, cfg->threads[ti],
-							     &row->samples[rep]);
-					if (err && failed++ < 3)
-						fprintf(stderr, "%s" PROG ": %s/%s at %u threads failed: %s%s\n",
-							cfg->progress ? "\n" : "", grp->name, subj->name,
-							cfg->threads[ti], strerror(-err),
-							failed == 3 ? " (further failures not shown)" : "");
-					done++;
-				}
+			cfg->reps = rep;
+			cfg->adaptive_wide = blocks_wanted(cfg, want);
+			if (!cfg->adaptive_wide) {
+				cfg->adaptive_end = "converged";
+				break;
 			}
+			/* do not start a repetition the budget cannot hold */
+			if (mono_s() - t0 + rep_s > cfg->time_budget_s) {
+				cfg->adaptive_end = "time budget";
+				break;
+			}
+			for (unsigned int i = 0; i < cfg->nr_groups * cfg->nr_threads; i++)
+				blocks += want[i];
+			total = done + blocks * cfg->nr_rows / (cfg->nr_groups * cfg->nr_threads);
+		}
+		for (unsigned int ti = 0; ti < cfg->nr_threads; ti++)
+			for (unsigned int g = 0; g < cfg->nr_groups; g++)
+				if (want[g * cfg->nr_threads + ti])
+					run_block(cfg, rep, g, ti, &done, total, t0, &failed);
+		cfg->reps = rep + 1;
+		rep_s = mono_s() - r0;
+		if (cfg->ci_width > 0 && rep + 1 == cfg->max_reps) {
+			cfg->adaptive_wide = blocks_wanted(cfg, want);
+			cfg->adaptive_end = cfg->adaptive_wide ? "max reps" : "converged";
+		}
+	}
+	cfg->run_s = mono_s() - t0;
 	if (cfg->progress)
 		fprintf(stderr, "\r\033[K");
 	return failed ? 1 : 0;
@@ -418,8 +496,29 @@ static int run_all(struct bench_config *cfg)
 enum {
 	OPT_SEED = 256, OPT_HTM, OPT_PIN, OPT_NO_PIN, OPT_CPUS, OPT_DEPTH, OPT_FANOUT,
 	OPT_LEAVES, OPT_FILES, OPT_SHRINK_BATCH, OPT_SHRINK_US, OPT_UNLINK_PCT, OPT_MIX,
-	OPT_PLOT, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_COLD,
+	OPT_PLOT, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_COLD, OPT_CI_WIDTH, OPT_TIME_BUDGET,
+	OPT_MAX_REPS, OPT_WARMUP, OPT_COMPARE,
 };
+
+/* A number in (min, max] (a trailing % divides by 100 when @pct); Return: 0 or -1. */
+static int parse_double(const char *s, double min, double max, bool pct, double *out)
+{
+	char *end;
+	double d;
+
+	if (!s || !*s)
+		return -1;
+	errno = 0;
+	d = strtod(s, &end);
+	if (pct && *end == '%' && end[1] == 0) {
+		d /= 100;
+		end++;
+	}
+	if (errno || *end || end == s || !isfinite(d) || !(d > min) || d > max)
+		return -1;
+	*out = d;
+	return 0;
+}
 
 int main(int argc, char **argv)
 {
@@ -450,16 +549,21 @@ int main(int argc, char **argv)
 		{ "plot", required_argument, NULL, OPT_PLOT },
 		{ "progress", no_argument, NULL, OPT_PROGRESS },
 		{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
+		{ "ci-width", required_argument, NULL, OPT_CI_WIDTH },
+		{ "time-budget", required_argument, NULL, OPT_TIME_BUDGET },
+		{ "max-reps", required_argument, NULL, OPT_MAX_REPS },
+		{ "warmup", required_argument, NULL, OPT_WARMUP },
+		{ "compare", required_argument, NULL, OPT_COMPARE },
 		{ "list", no_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	static struct bench_config cfg;
 	const char *workloads = NULL, *strategies = NULL, *baseline = "locked";
-	const char *htm_arg = NULL, *cpus_arg = NULL, *output = NULL;
+	const char *htm_arg = NULL, *cpus_arg = NULL, *output = NULL, *compare = NULL;
 	int progress_opt = -1;
-	bool duration_set = false;
-	double load;
+	bool duration_set = false, budget_set = false, max_reps_set = false;
+	struct bench_hostmon mon;
 	unsigned int ncpu, maxthr = 0;
 	struct bench_host host;
 	FILE *out = stdout;
@@ -467,6 +571,8 @@ int main(int argc, char **argv)
 
 	make_cmdline(&cfg, argc, argv);
 	cfg.reps = 5;
+	cfg.warmup = 0.1;
+	cfg.time_budget_s = 300;
 	cfg.duration_s = 0.06;
 	cfg.seed = 1;
 	cfg.pin = true;
@@ -602,6 +708,32 @@ int main(int argc, char **argv)
 		case OPT_PLOT:
 			cfg.plot = optarg;
 			break;
+		case OPT_CI_WIDTH:
+			if (parse_double(optarg, 0, 1, true, &cfg.ci_width))
+				return bad("--ci-width wants the largest relative ci95 width of a ratio, "
+					   "in (0, 1] or as a percentage, e.g. 0.05 or 5%%, got '%s'",
+					   optarg);
+			break;
+		case OPT_TIME_BUDGET:
+			if (parse_double(optarg, 0, 86400, false, &cfg.time_budget_s))
+				return bad("--time-budget wants seconds in (0, 86400], got '%s'", optarg);
+			budget_set = true;
+			break;
+		case OPT_MAX_REPS:
+			if (opt_uint("max-reps", optarg, 1, BENCH_MAX_REPS, &cfg.max_reps))
+				return 2;
+			max_reps_set = true;
+			break;
+		case OPT_WARMUP:
+			/* 0 is allowed: (min, max] with min just below it */
+			if (parse_double(optarg, -1e-300, 0.9, true, &cfg.warmup))
+				return bad("--warmup wants the share of a cell to discard, 0..0.9 "
+					   "(e.g. 0.1 or 10%%), got '%s'", optarg);
+			cfg.warmup = fmax(cfg.warmup, 0);
+			break;
+		case OPT_COMPARE:
+			compare = optarg;
+			break;
 		case OPT_PROGRESS:
 			progress_opt = 1;
 			break;
@@ -619,8 +751,42 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (compare) {
+		/* --compare A.json B.json: no measurement, only the two reports */
+		if (optind == argc)
+			return bad("--compare wants two JSON reports: --compare A.json B.json");
+		if (optind + 1 < argc)
+			return bad("unexpected argument '%s' after --compare A B", argv[optind + 1]);
+		if (output) {
+			out = fopen(output, "w");
+			if (!out) {
+				fprintf(stderr, PROG ": cannot write '%s': %s\n", output,
+					strerror(errno));
+				return 2;
+			}
+		}
+		err = bench_compare(compare, argv[optind], cfg.format, cfg.plot, out);
+		if (out != stdout && fclose(out) && !err)
+			err = 1;
+		return err;
+	}
 	if (optind < argc)
 		return bad("unexpected argument '%s'", argv[optind]);
+	if (!(cfg.ci_width > 0) && (budget_set || max_reps_set))
+		return bad("--time-budget and --max-reps belong to the adaptive mode: give "
+			   "--ci-width too");
+	if (cfg.ci_width > 0) {
+		if (!max_reps_set)
+			cfg.max_reps = cfg.reps > BENCH_ADAPTIVE_MAX_REPS ? cfg.reps :
+				       BENCH_ADAPTIVE_MAX_REPS;
+		if (cfg.max_reps < cfg.reps)
+			return bad("--max-reps %u is below --reps %u", cfg.max_reps, cfg.reps);
+		if (cfg.reps < 3)
+			return bad("--ci-width needs --reps of at least 3 to start from, got %u",
+				   cfg.reps);
+	} else {
+		cfg.max_reps = cfg.reps;
+	}
 
 	/* HTM policy first: it decides what the HTM strategies will do. */
 	err = dcsim_htm_init();
@@ -747,11 +913,14 @@ int main(int argc, char **argv)
 	err = bench_pool_start(&cfg, maxthr);
 	if (err)
 		return 1;
-	load = loadavg();
+	bench_hostmon_start(&mon);
 	failed = run_all(&cfg);
 	bench_pool_stop();
 
-	host_info(&host, load);
+	host_info(&host, &mon);
+	if (host.busy)
+		fprintf(stderr, PROG ": warning: the host was busy during the run (%s); "
+			"the intervals say how much that cost\n", host.busy_why);
 	bench_report(&cfg, &host, out);
 	if (dcsim_warn_count())
 		fprintf(stderr, PROG ": the model raised %lu warning(s) during the run\n",

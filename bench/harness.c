@@ -9,7 +9,9 @@
  *
  *   main: setup -> wake workers
  *   workers: thread_init, then wait at the start line
- *   main: snapshot counters, set the deadline, release the start line
+ *   main: release the start line into the warm-up
+ *   workers: run --warmup's share of the cell untimed, then wait again
+ *   main: snapshot counters, set the deadline, release the timed part
  *   workers: run batches until the deadline (or the op count), stamp the end
  *   main: when all stopped, snapshot counters again, release thread_fini
  *   workers: thread_fini, report done;  main: teardown
@@ -49,9 +51,9 @@ static struct {
 	struct bench_cell *cell;
 	uint64_t ops_per_thread;
 	/* phase counters and flags, accessed with __atomic */
-	unsigned int ready, stopped, finished;
-	int go, fini;
-	uint64_t deadline_ns;
+	unsigned int ready, warmed, stopped, finished;
+	int warm, go, fini;
+	uint64_t warm_deadline_ns, warm_ops, deadline_ns;
 	struct worker_result res[BENCH_MAX_THREADS];
 } pool = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
@@ -142,6 +144,39 @@ static uint64_t worker_measure(struct bench_cell *cell, struct bench_worker *w,
 	return ops;
 }
 
+/*
+ * The warm-up, discarded: the first operations of a cell run on a fresh
+ * tree (cold caches, first-touch page faults, the lockref line still in the
+ * main thread's cache) and, on a just-woken CPU, at a lower clock.  All
+ * workers warm up together, so the contended steady state is reached before
+ * the clock and the counters start.
+ */
+static void worker_warm(struct bench_cell *cell, struct bench_worker *w)
+{
+	uint64_t deadline = __atomic_load_n(&pool.warm_deadline_ns, __ATOMIC_RELAXED);
+	uint64_t left = pool.warm_ops, batch = 16;
+
+	if (cell->cfg->warmup <= 0)
+		return;
+	if (left) {
+		while (left) {
+			uint64_t n = left < batch ? left : batch;
+
+			cell->wl->run(cell, w, n);
+			left -= n;
+			batch *= 2;
+		}
+		return;
+	}
+	/* batches grow while they take under ~20us, as in worker_measure() */
+	for (uint64_t t0 = now_ns(), t; t0 < deadline; t0 = t) {
+		cell->wl->run(cell, w, batch);
+		t = now_ns();
+		if (t - t0 < 20000 && batch < (1u << 20))
+			batch *= 2;
+	}
+}
+
 static void *worker_main(void *arg)
 {
 	unsigned int id = (unsigned int)(uintptr_t)arg;
@@ -174,6 +209,9 @@ static void *worker_main(void *arg)
 		if (cell->wl->thread_init)
 			cell->wl->thread_init(cell, &w);
 		count_in(&pool.ready);
+		wait_flag(&pool.warm);
+		worker_warm(cell, &w);
+		count_in(&pool.warmed);
 		wait_flag(&pool.go);
 
 		pool.res[id].ops = worker_measure(cell, &w, &pool.res[id]);
@@ -271,11 +309,16 @@ int bench_run_cell(struct bench_config *cfg, const struct bench_workload *wl,
 	}
 
 	__atomic_store_n(&pool.ready, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&pool.warmed, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&pool.warm, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&pool.stopped, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&pool.finished, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&pool.go, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&pool.fini, 0, __ATOMIC_RELAXED);
 	pool.ops_per_thread = cfg->ops;
+	pool.warm_ops = (uint64_t)((double)cfg->ops * cfg->warmup);
+	if (cfg->ops && cfg->warmup > 0 && !pool.warm_ops)
+		pool.warm_ops = 1;
 
 	pthread_mutex_lock(&pool.lock);
 	pool.cell = &cell;
@@ -284,15 +327,24 @@ int bench_run_cell(struct bench_config *cfg, const struct bench_workload *wl,
 	pthread_mutex_unlock(&pool.lock);
 
 	wait_count(&pool.ready, nthreads);
-	/* Every worker waits at the start line: the counters are stable. */
-	dcsim_stats_read(&before);
-	if (wl->collect)
-		wl->collect(&cell, &cbefore);
 	if (wl->helper) {
 		__atomic_store_n(&harg.stop, 0, __ATOMIC_RELAXED);
 		if (pthread_create(&helper, NULL, helper_main, &harg) == 0)
 			have_helper = true;
 	}
+	__atomic_store_n(&pool.warm_deadline_ns,
+			 now_ns() + (uint64_t)(cfg->duration_s * cfg->warmup * 1e9), __ATOMIC_RELAXED);
+	__atomic_store_n(&pool.warm, 1, __ATOMIC_RELEASE);
+	wait_count(&pool.warmed, nthreads);
+	/*
+	 * Every worker waits at the start line: their counters are stable.  A
+	 * helper (churn's shrinker) runs on through the warm-up and this read;
+	 * its counters are single-writer and read atomically, so the deltas
+	 * still count exactly its events between the two reads.
+	 */
+	dcsim_stats_read(&before);
+	if (wl->collect)
+		wl->collect(&cell, &cbefore);
 	__atomic_store_n(&pool.deadline_ns, now_ns() + (uint64_t)(cfg->duration_s * 1e9),
 			 __ATOMIC_RELAXED);
 	__atomic_store_n(&pool.go, 1, __ATOMIC_RELEASE);

@@ -7,7 +7,10 @@
  * repetition, between samples measured seconds apart in the same rotation,
  * and the median of those per-repetition ratios is reported: drift of the
  * machine between repetitions then cancels instead of leaking into the
- * comparison.
+ * comparison.  Every median carries a 95% bootstrap interval over the
+ * repetitions (stats.c): ns/op, throughput and the three ratios, in every
+ * format; a target whose interval has points on both sides of its limit is
+ * "inconclusive" rather than ok or MISS.
  */
 
 #include <math.h>
@@ -34,12 +37,12 @@ static double median(double *v, unsigned int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-static double sample_ops_s(const struct bench_sample *s)
+double bench_sample_ops_s(const struct bench_sample *s)
 {
 	return s->wall_ns > 0 ? s->ops * 1e9 / s->wall_ns : NAN;
 }
 
-static double sample_ns_op(const struct bench_sample *s)
+double bench_sample_ns_op(const struct bench_sample *s)
 {
 	/* CPU time, not wall: see harness.c:cpu_ns() */
 	return s->ops ? s->thr_cpu_ns / s->ops : NAN;
@@ -59,15 +62,18 @@ int bench_find_row(const struct bench_config *cfg, const char *group,
 	return -1;
 }
 
-/* Median over reps of f(row)/f(other), using reps where both were measured. */
-static double ratio_med(const struct bench_config *cfg, const struct bench_row *row, int other,
-			double (*f)(const struct bench_sample *))
+/*
+ * f(row)/f(other) repetition by repetition, where both were measured in
+ * the same repetition: @ns picks ns/op (CPU time), else throughput.
+ */
+unsigned int bench_ratio_samples(const struct bench_config *cfg, const struct bench_row *row,
+				 int other, bool ns, double *v)
 {
-	double v[BENCH_MAX_REPS];
+	double (*f)(const struct bench_sample *) = ns ? bench_sample_ns_op : bench_sample_ops_s;
 	unsigned int n = 0;
 
 	if (other < 0)
-		return NAN;
+		return 0;
 	for (unsigned int r = 0; r < cfg->reps; r++) {
 		const struct bench_sample *a = &row->samples[r];
 		const struct bench_sample *b = &cfg->rows[other].samples[r];
@@ -80,11 +86,27 @@ static double ratio_med(const struct bench_config *cfg, const struct bench_row *
 		if (isfinite(x) && isfinite(y) && y > 0)
 			v[n++] = x / y;
 	}
-	return median(v, n);
+	return n;
 }
 
-void bench_aggregate(const struct bench_config *cfg, const struct bench_row *row,
-		     struct bench_agg *agg)
+/* Seed for the bootstrap of figure @what of @row: reproducible per report. */
+static uint64_t boot_seed(const struct bench_config *cfg, const struct bench_row *row,
+			  unsigned int what)
+{
+	return (cfg->seed + 1) * 0x100000001b3ull + (uint64_t)(row - cfg->rows) * 16 + what;
+}
+
+static void ratio_est(const struct bench_config *cfg, const struct bench_row *row, int other,
+		      bool ns, unsigned int what, struct bench_est *e)
+{
+	double v[BENCH_MAX_REPS];
+
+	bench_median_ci(v, bench_ratio_samples(cfg, row, other, ns, v),
+			boot_seed(cfg, row, what), e);
+}
+
+static void aggregate(const struct bench_config *cfg, const struct bench_row *row,
+		      struct bench_agg *agg)
 {
 	double ops_s[BENCH_MAX_REPS], ns_op[BENCH_MAX_REPS];
 	unsigned int nthreads = cfg->threads[row->tidx];
@@ -97,8 +119,8 @@ void bench_aggregate(const struct bench_config *cfg, const struct bench_row *row
 
 		if (!s->done)
 			continue;
-		ops_s[n] = sample_ops_s(s);
-		ns_op[n] = sample_ns_op(s);
+		ops_s[n] = bench_sample_ops_s(s);
+		ns_op[n] = bench_sample_ns_op(s);
 		n++;
 		agg->ops += s->ops;
 		for (unsigned int i = 0; i < DCSIM_CS_NR; i++)
@@ -110,6 +132,9 @@ void bench_aggregate(const struct bench_config *cfg, const struct bench_row *row
 			agg->st.htm_explicit_code[i] += s->st.htm_explicit_code[i];
 	}
 	agg->n = n;
+	agg->computed_reps = cfg->reps;
+	bench_median_ci(ops_s, n, boot_seed(cfg, row, 0), &agg->ops_s);
+	bench_median_ci(ns_op, n, boot_seed(cfg, row, 1), &agg->ns_op);
 	agg->ops_s_med = median(ops_s, n);
 	agg->ops_s_min = n ? ops_s[0] : NAN;
 	agg->ops_s_max = n ? ops_s[n - 1] : NAN;
@@ -118,15 +143,36 @@ void bench_aggregate(const struct bench_config *cfg, const struct bench_row *row
 	agg->ns_op_min = n ? ns_op[0] : NAN;
 	agg->ns_op_max = n ? ns_op[n - 1] : NAN;
 
-	agg->ratio_base = NAN;
+	agg->r_base = (struct bench_est){ NAN, NAN, NAN, 0 };
 	if (subj->kind == BENCH_STRATEGY)
-		agg->ratio_base = ratio_med(cfg, row,
-			bench_find_row(cfg, cfg->groups[row->group].name, nthreads,
-				       cfg->subjects[cfg->baseline].name), sample_ops_s);
-	agg->x_floor = ratio_med(cfg, row, bench_find_row(cfg, "bounds", nthreads, "floor"),
-				 sample_ns_op);
-	agg->x_ceil = ratio_med(cfg, row, bench_find_row(cfg, "bounds", nthreads, "spin"),
-				sample_ns_op);
+		ratio_est(cfg, row, bench_find_row(cfg, cfg->groups[row->group].name, nthreads,
+						   cfg->subjects[cfg->baseline].name),
+			  false, 2, &agg->r_base);
+	ratio_est(cfg, row, bench_find_row(cfg, "bounds", nthreads, "floor"), true, 3,
+		  &agg->r_floor);
+	ratio_est(cfg, row, bench_find_row(cfg, "bounds", nthreads, "spin"), true, 4,
+		  &agg->r_ceil);
+	agg->ratio_base = agg->r_base.med;
+	agg->x_floor = agg->r_floor.med;
+	agg->x_ceil = agg->r_ceil.med;
+}
+
+/*
+ * The aggregate of @row, computed once per repetition count: the bootstrap
+ * is not free, and every format, the targets and the plot ask for it.  The
+ * cache is the row's own (row->agg), so a const row stays unchanged in
+ * everything but this memo.
+ */
+void bench_aggregate(const struct bench_config *cfg, const struct bench_row *row,
+		     struct bench_agg *agg)
+{
+	if (row->agg && row->agg->computed_reps == cfg->reps && row->agg->n) {
+		*agg = *row->agg;
+		return;
+	}
+	aggregate(cfg, row, agg);
+	if (row->agg)
+		*row->agg = *agg;
 }
 
 /* ---- derived figures shared by every format ---- */
@@ -180,6 +226,8 @@ struct target {
 	unsigned int threads;
 	double value, limit;
 	const char *op;		/* "<=", ">=", "<", "==" */
+	struct bench_est est;	/* value with its ci95 (NAN for exact counts) */
+	const char *verdict;	/* ok, MISS or inconclusive (bench_verdict()) */
 	bool pass;
 	const char *note;
 	char buf[128];		/* a computed note */
@@ -192,22 +240,12 @@ static bool is_lockref_based(const struct bench_subject *s)
 	return s->kind == BENCH_STRATEGY && strcmp(s->name, "locked");
 }
 
+/* By the strategy's flag, so a registered one (k61-htm) counts too. */
 static bool is_htm_strategy(const struct bench_subject *s)
 {
-	return !strcmp(s->name, "rtm") || !strcmp(s->name, "fast-htm");
-}
+	const struct dcsim_dput_strategy *st = s->strategy;
 
-static bool cmp_op(double v, const char *op, double limit)
-{
-	if (!isfinite(v))
-		return false;
-	if (!strcmp(op, "<="))
-		return v <= limit;
-	if (!strcmp(op, ">="))
-		return v >= limit;
-	if (!strcmp(op, "<"))
-		return v < limit;
-	return v == limit;
+	return s->kind == BENCH_STRATEGY && st && (st->flags & DCSIM_STRATEGY_USES_HTM);
 }
 
 static unsigned int eval_targets(const struct bench_config *cfg, const struct bench_host *host,
@@ -244,7 +282,7 @@ static unsigned int eval_targets(const struct bench_config *cfg, const struct be
 			.id = "nonfinal-vs-floor",
 			.what = "hot 1 thread: dget+non-final dput ns/op over the atomic add+sub floor",
 			.group = "hot", .subject = subj->name, .threads = 1,
-			.value = a.x_floor, .limit = 1.3, .op = "<=",
+			.value = a.x_floor, .limit = 1.3, .op = "<=", .est = a.r_floor,
 		};
 		snprintf(tg->buf, sizeof(tg->buf), "cmpxchg bound alone %.2fx floor%s", cas_x,
 			 is_htm_strategy(subj) && host->htm_live ?
@@ -260,7 +298,7 @@ static unsigned int eval_targets(const struct bench_config *cfg, const struct be
 			.id = "lockref-vs-spin",
 			.what = "1 thread: lockref get+put ns/op over spinlock lock-update-unlock x2",
 			.group = "bounds", .subject = "raw-lockref", .threads = 1,
-			.value = a.x_ceil, .limit = 1.1, .op = "<=",
+			.value = a.x_ceil, .limit = 1.1, .op = "<=", .est = a.r_ceil,
 		};
 	}
 
@@ -292,6 +330,8 @@ static unsigned int eval_targets(const struct bench_config *cfg, const struct be
 					.threads = cfg->threads[ti],
 					.value = slow_fraction(&a), .limit = locked ? 1.0 : 0.01,
 					.op = locked ? "==" : "<",
+					/* a count over all reps, not a sampled figure */
+					.est = { slow_fraction(&a), NAN, NAN, a.n },
 					.note = !strcmp(subj->name, "fast-htm") && !host->htm_live ?
 						"HTM not live: fast-htm runs its fast_dput fallback" : NULL,
 				};
@@ -304,8 +344,8 @@ static unsigned int eval_targets(const struct bench_config *cfg, const struct be
 		for (unsigned int s = 0; s < cfg->nr_subjects && n < MAX_TARGETS; s++) {
 			const struct bench_subject *subj = &cfg->subjects[s];
 			double v[BENCH_MAX_REPS];
-			unsigned int k = 0;
 			int base = bench_find_row(cfg, "hot", 2, "locked");
+			struct bench_est e;
 
 			if (!is_lockref_based(subj))
 				continue;
@@ -313,24 +353,21 @@ static unsigned int eval_targets(const struct bench_config *cfg, const struct be
 			if (r < 0)
 				continue;
 			/* against locked whatever --baseline says */
-			for (unsigned int rep = 0; rep < cfg->reps; rep++) {
-				const struct bench_sample *x = &cfg->rows[r].samples[rep];
-				const struct bench_sample *y = &cfg->rows[base].samples[rep];
-
-				if (x->done && y->done && x->wall_ns > 0 && y->ops)
-					v[k++] = (x->ops / x->wall_ns) / (y->ops / y->wall_ns);
-			}
+			bench_median_ci(v, bench_ratio_samples(cfg, &cfg->rows[r], base, false, v),
+					(cfg->seed + 7) * 31 + (uint64_t)r, &e);
 			t[n++] = (struct target){
 				.id = "hot-vs-locked",
 				.what = "hot 2 threads: throughput over locked",
 				.group = "hot", .subject = subj->name, .threads = 2,
-				.value = median(v, k), .limit = 1.5, .op = ">=",
+				.value = e.med, .limit = 1.5, .op = ">=", .est = e,
 			};
 		}
 	}
 
-	for (unsigned int i = 0; i < n; i++)
-		t[i].pass = cmp_op(t[i].value, t[i].op, t[i].limit);
+	for (unsigned int i = 0; i < n; i++) {
+		t[i].verdict = bench_verdict(&t[i].est, t[i].op, t[i].limit);
+		t[i].pass = !strcmp(t[i].verdict, "ok");
+	}
 	return n;
 }
 
@@ -342,6 +379,36 @@ static void fmt_num(char *buf, size_t len, double v, const char *fmt)
 		snprintf(buf, len, fmt, v);
 	else
 		snprintf(buf, len, "-");
+}
+
+/* "lo-hi" of an estimate's interval, or "-" without one. */
+static void fmt_range(char *buf, size_t len, const struct bench_est *e, const char *fmt)
+{
+	char lo[16], hi[16];
+
+	if (!isfinite(e->lo) || !isfinite(e->hi)) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	snprintf(lo, sizeof(lo), fmt, e->lo);
+	snprintf(hi, sizeof(hi), fmt, e->hi);
+	snprintf(buf, len, "%s-%s", lo, hi);
+}
+
+/* The larger half-width of the interval, in percent of the median. */
+static void fmt_pm(char *buf, size_t len, const struct bench_est *e)
+{
+	double w;
+
+	if (!isfinite(e->lo) || !isfinite(e->hi) || !(e->med > 0)) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	w = fmax(e->hi - e->med, e->med - e->lo) / e->med;
+	if (w >= 9.995)
+		snprintf(buf, len, ">999%%");
+	else
+		snprintf(buf, len, "%.1f%%", 100 * w);
 }
 
 static void print_host(const struct bench_config *cfg, const struct bench_host *host, FILE *f)
@@ -369,13 +436,32 @@ static void print_host(const struct bench_config *cfg, const struct bench_host *
 	if (cfg->pin)
 		for (unsigned int i = 0; i < cfg->nr_cpus; i++)
 			fprintf(f, "%c%d", i ? ',' : ' ', cfg->cpus[i]);
-	fprintf(f, "\n          baseline %s; order of subjects rotated every repetition\n",
-		cfg->subjects[cfg->baseline].name);
+	fprintf(f, "\n          baseline %s; order of subjects rotated every repetition; "
+		"first %.0f%% of every cell discarded (warm-up)\n",
+		cfg->subjects[cfg->baseline].name, 100 * cfg->warmup);
+	if (cfg->ci_width > 0)
+		fprintf(f, "adaptive: reps added until every ratio's ci95 is within %.1f%% of it, "
+			"budget %.0f s: %s after %u rep(s), %.0f s; %u of %u ratios still wider\n",
+			100 * cfg->ci_width, cfg->time_budget_s, cfg->adaptive_end, cfg->reps,
+			cfg->run_s, cfg->adaptive_wide, cfg->adaptive_ratios);
 	if (host->load_before >= 0)
-		fprintf(f, "load:     %.2f before, %.2f after (1-min average on %u CPUs)%s\n",
-			host->load_before, host->load_after, host->online_cpus,
-			host->load_before > 0.5 ?
-			": other work was running, expect noise" : "");
+		fprintf(f, "load:     %.2f before, %.2f after (1-min average on %u CPUs)\n",
+			host->load_before, host->load_after, host->online_cpus);
+	if (isfinite(host->steal_frac))
+		fprintf(f, "host:     over the run: steal %.1f%%, other processes %.1f%% of all CPU time, "
+			"this one %.2f CPUs\n", 100 * host->steal_frac, 100 * host->others_frac,
+			host->self_cpus);
+	if (isfinite(host->mhz_min_before) || host->governor[0] || host->boost >= 0) {
+		fprintf(f, "freq:     ");
+		if (isfinite(host->mhz_min_before))
+			fprintf(f, "cpu MHz %.0f-%.0f before, %.0f-%.0f after; ", host->mhz_min_before,
+				host->mhz_max_before, host->mhz_min_after, host->mhz_max_after);
+		fprintf(f, "governor %s, boost %s\n", host->governor[0] ? host->governor : "n/a",
+			host->boost < 0 ? "n/a" : host->boost ? "on" : "off");
+	}
+	if (host->busy)
+		fprintf(f, "WARNING:  the host was busy (%s): expect wide intervals; "
+			"rerun on a quiet machine for figures to quote\n", host->busy_why);
 	if (host->dentry_size)
 		fprintf(f, "model:    sizeof(struct dcsim_dentry) = %zu bytes\n", host->dentry_size);
 	fprintf(f, "command:  %s\n", cfg->cmdline);
@@ -434,17 +520,19 @@ static void print_table(const struct bench_config *cfg, const struct bench_host 
 		fprintf(f, "\n== %s: %s ==\n", grp->name,
 			bounds ? "one op = get+put on one shared cache line" : grp->wl->models);
 		if (bounds)
-			fprintf(f, "%3s %-12s %9s %7s %9s %8s %7s %7s %9s\n", "thr", "bound",
-				"Mops/s", "spread", "Mops/s/t", "ns/op", "xfloor", "xspin", "retry/op");
+			fprintf(f, "%3s %-12s %9s %7s %9s %8s %13s %7s %6s %7s %6s %9s\n", "thr",
+				"bound", "Mops/s", "spread", "Mops/s/t", "ns/op", "ns/op ci95", "xfloor",
+				"ci\xc2\xb1", "xspin", "ci\xc2\xb1", "retry/op");
 		else
-			fprintf(f, "%3s %-12s %9s %7s %9s %8s %7s %7s %7s %8s %9s %8s  %s\n",
-				"thr", "strategy", "Mops/s", "spread", "Mops/s/t", "ns/op",
-				"x", "xfloor", "xspin", "d_lock%", "retry/op", "htm ok%",
-				"aborts (% of attempts)");
+			fprintf(f, "%3s %-12s %9s %7s %8s %13s %6s %11s %7s %6s %7s %6s %8s %9s %8s  %s\n",
+				"thr", "strategy", "Mops/s", "spread", "ns/op", "ns/op ci95",
+				"x", "x ci95", "xfloor", "ci\xc2\xb1", "xspin", "ci\xc2\xb1", "d_lock%",
+				"retry/op", "htm ok%", "aborts (% of attempts)");
 		for (unsigned int i = 0; i < cfg->nr_rows; i++) {
 			const struct bench_row *row = &cfg->rows[i];
 			struct bench_agg a;
-			char mops[16], spread[16], thr[16], ns[16], rb[16], xf[16], xc[16];
+			char mops[16], spread[16], thr[16], ns[16], nsci[32], rb[16], rbci[32];
+			char xf[16], xfci[16], xc[16], xcci[16];
 			char slow[16], retry[16], ok[16], ab[160];
 
 			if (row->group != g)
@@ -455,28 +543,35 @@ static void print_table(const struct bench_config *cfg, const struct bench_host 
 				100.0 * (a.ops_s_max - a.ops_s_min) / a.ops_s_med, "%.1f%%");
 			fmt_num(thr, sizeof(thr), a.ops_s_thr_med / 1e6, "%.3f");
 			fmt_num(ns, sizeof(ns), a.ns_op_med, "%.2f");
+			fmt_range(nsci, sizeof(nsci), &a.ns_op, "%.2f");
 			fmt_num(rb, sizeof(rb), a.ratio_base, "%.2f");
+			fmt_range(rbci, sizeof(rbci), &a.r_base, "%.2f");
 			fmt_num(xf, sizeof(xf), a.x_floor, "%.2f");
+			fmt_pm(xfci, sizeof(xfci), &a.r_floor);
 			fmt_num(xc, sizeof(xc), a.x_ceil, "%.2f");
+			fmt_pm(xcci, sizeof(xcci), &a.r_ceil);
 			fmt_num(slow, sizeof(slow), 100.0 * slow_fraction(&a), "%.3f");
 			fmt_num(retry, sizeof(retry),
 				frac(a.st.v[DCSIM_STAT_LOCKREF_RETRIES], a.ops), "%.4f");
 			fmt_num(ok, sizeof(ok), 100.0 * commit_rate(&a), "%.2f");
 			abort_summary(ab, sizeof(ab), &a);
 			if (bounds)
-				fprintf(f, "%3u %-12s %9s %7s %9s %8s %7s %7s %9s\n",
+				fprintf(f, "%3u %-12s %9s %7s %9s %8s %13s %7s %6s %7s %6s %9s\n",
 					cfg->threads[row->tidx], cfg->subjects[row->subject].name,
-					mops, spread, thr, ns, xf, xc, retry);
+					mops, spread, thr, ns, nsci, xf, xfci, xc, xcci, retry);
 			else
-				fprintf(f, "%3u %-12s %9s %7s %9s %8s %7s %7s %7s %8s %9s %8s  %s\n",
+				fprintf(f, "%3u %-12s %9s %7s %8s %13s %6s %11s %7s %6s %7s %6s %8s %9s %8s  %s\n",
 					cfg->threads[row->tidx], cfg->subjects[row->subject].name,
-					mops, spread, thr, ns, rb, xf, xc, slow, retry, ok, ab);
+					mops, spread, ns, nsci, rb, rbci, xf, xfci, xc, xcci, slow, retry,
+					ok, ab);
 		}
 	}
 	fprintf(f, "\ncolumns: Mops/s median total (spread = (max-min)/median over reps); "
 		"ns/op = CPU time per op per thread;\n"
 		"         x = throughput over %s; xfloor/xspin = ns/op over the floor/spin bound "
-		"(per-rep medians);\n"
+		"(per-rep ratios, median);\n"
+		"         ci95 = 95%% bootstrap interval of the median over reps, ci\xc2\xb1 = its larger "
+		"half-width in %% (- : one rep);\n"
 		"         d_lock%% = dputs that took d_lock; retry/op = failed lockref cmpxchg per op;\n"
 		"         htm ok%% = committed transactions of those attempted\n",
 		cfg->subjects[cfg->baseline].name);
@@ -486,19 +581,24 @@ static void print_table(const struct bench_config *cfg, const struct bench_host 
 		return;
 	fprintf(f, "\n== targets ==\n");
 	for (unsigned int i = 0; i < nt; i++) {
-		char v[32];
+		char v[64];
 
 		if (!strcmp(t[i].id, "final-avoids-dlock") || !strcmp(t[i].id, "locked-always-dlock"))
 			fmt_num(v, sizeof(v), 100.0 * t[i].value, "%.3f%%");
 		else
 			fmt_num(v, sizeof(v), t[i].value, "%.3f");
-		fprintf(f, "%-4s %-20s %-6s t=%u %-9s %10s %s %g%s  (%s)%s%s\n",
-			t[i].pass ? "ok" : "MISS", t[i].id, t[i].group, t[i].threads, t[i].subject, v,
+		if (isfinite(t[i].est.lo) && isfinite(t[i].est.hi))
+			snprintf(v + strlen(v), sizeof(v) - strlen(v), " [%.3f,%.3f]", t[i].est.lo,
+				 t[i].est.hi);
+		fprintf(f, "%-12s %-20s %-6s t=%u %-9s %22s %s %g%s  (%s)%s%s\n",
+			t[i].verdict, t[i].id, t[i].group, t[i].threads, t[i].subject, v,
 			t[i].op,
 			strcmp(t[i].op, "==") && strcmp(t[i].op, "<") ? t[i].limit : 100 * t[i].limit,
 			strcmp(t[i].op, "==") && strcmp(t[i].op, "<") ? "" : "%",
 			t[i].what, t[i].note ? "; " : "", t[i].note ? t[i].note : "");
 	}
+	fputs("(inconclusive: the 95% interval [lo,hi] has points on both sides of the limit; "
+	      "more reps or --ci-width decide)\n", f);
 }
 
 /* ---- CSV ---- */
@@ -525,8 +625,10 @@ static void csv_num(FILE *f, double v)
 static void print_csv(const struct bench_config *cfg, const struct bench_host *host, FILE *f)
 {
 	fputs("cpu,htm_live,htm_policy,group,threads,subject,kind,reps,"
-	      "ops_s_min,ops_s_median,ops_s_max,ops_s_per_thread,"
-	      "ns_op_min,ns_op_median,ns_op_max,baseline,ratio_vs_baseline,x_floor,x_spin,"
+	      "ops_s_min,ops_s_median,ops_s_max,ops_s_ci95_lo,ops_s_ci95_hi,ops_s_per_thread,"
+	      "ns_op_min,ns_op_median,ns_op_max,ns_op_ci95_lo,ns_op_ci95_hi,baseline,"
+	      "ratio_vs_baseline,ratio_vs_baseline_ci95_lo,ratio_vs_baseline_ci95_hi,"
+	      "x_floor,x_floor_ci95_lo,x_floor_ci95_hi,x_spin,x_spin_ci95_lo,x_spin_ci95_hi,"
 	      "ops,dputs,dputs_locked,slow_path_fraction,fast_hits,"
 	      "lockref_retries,lockref_fallbacks,retries_per_op,"
 	      "htm_attempts,htm_commits,htm_aborts,htm_commit_rate", f);
@@ -553,14 +655,24 @@ static void print_csv(const struct bench_config *cfg, const struct bench_host *h
 		csv_num(f, a.ops_s_min);
 		csv_num(f, a.ops_s_med);
 		csv_num(f, a.ops_s_max);
+		csv_num(f, a.ops_s.lo);
+		csv_num(f, a.ops_s.hi);
 		csv_num(f, a.ops_s_thr_med);
 		csv_num(f, a.ns_op_min);
 		csv_num(f, a.ns_op_med);
 		csv_num(f, a.ns_op_max);
+		csv_num(f, a.ns_op.lo);
+		csv_num(f, a.ns_op.hi);
 		fprintf(f, ",%s", cfg->subjects[cfg->baseline].name);
 		csv_num(f, a.ratio_base);
+		csv_num(f, a.r_base.lo);
+		csv_num(f, a.r_base.hi);
 		csv_num(f, a.x_floor);
+		csv_num(f, a.r_floor.lo);
+		csv_num(f, a.r_floor.hi);
 		csv_num(f, a.x_ceil);
+		csv_num(f, a.r_ceil.lo);
+		csv_num(f, a.r_ceil.hi);
 		fprintf(f, ",%llu", (unsigned long long)a.ops);
 		if (a.c.have_cache)
 			fprintf(f, ",%lld,%lld", (long long)a.c.v[DCSIM_CS_DPUT],
@@ -623,6 +735,34 @@ static void json_spread(FILE *f, double min, double med, double max)
 	json_num(f, max);
 }
 
+/* ", "ci95_lo": .., "ci95_hi": .." of an estimate */
+static void json_ci(FILE *f, const struct bench_est *e)
+{
+	fputs(", \"ci95_lo\": ", f);
+	json_num(f, e->lo);
+	fputs(", \"ci95_hi\": ", f);
+	json_num(f, e->hi);
+}
+
+/* "name": {"value": .., "ci95_lo": .., "ci95_hi": .., "n": ..} */
+static void json_est(FILE *f, const char *name, const struct bench_est *e, bool comma)
+{
+	fprintf(f, "%s\"%s\": {\"value\": ", comma ? ", " : "", name);
+	json_num(f, e->med);
+	json_ci(f, e);
+	fprintf(f, ", \"n\": %u}", e->n);
+}
+
+static void json_samples(FILE *f, const char *name, const double *v, unsigned int n)
+{
+	fprintf(f, ", \"%s\": [", name);
+	for (unsigned int i = 0; i < n; i++) {
+		fputs(i ? ", " : "", f);
+		json_num(f, v[i]);
+	}
+	fputc(']', f);
+}
+
 static void print_json(const struct bench_config *cfg, const struct bench_host *host, FILE *f)
 {
 	struct target t[MAX_TARGETS];
@@ -647,8 +787,47 @@ static void print_json(const struct bench_config *cfg, const struct bench_host *
 	json_num(f, host->load_before >= 0 ? host->load_before : NAN);
 	fputs(", \"load_after\": ", f);
 	json_num(f, host->load_after >= 0 ? host->load_after : NAN);
+	fputs(", \"steal_frac\": ", f);
+	json_num(f, host->steal_frac);
+	fputs(", \"others_frac\": ", f);
+	json_num(f, host->others_frac);
+	fputs(", \"self_cpus\": ", f);
+	json_num(f, host->self_cpus);
+	fputs(",\n           \"cpu_mhz\": {\"min_before\": ", f);
+	json_num(f, host->mhz_min_before);
+	fputs(", \"max_before\": ", f);
+	json_num(f, host->mhz_max_before);
+	fputs(", \"min_after\": ", f);
+	json_num(f, host->mhz_min_after);
+	fputs(", \"max_after\": ", f);
+	json_num(f, host->mhz_max_after);
+	fputs("}, \"governor\": ", f);
+	if (host->governor[0])
+		json_str(f, host->governor);
+	else
+		fputs("null", f);
+	fprintf(f, ", \"boost\": %s, \"busy\": %s, \"busy_why\": ",
+		host->boost < 0 ? "null" : host->boost ? "true" : "false",
+		host->busy ? "true" : "false");
+	json_str(f, host->busy_why);
 	fputs("},\n", f);
-	fprintf(f, "  \"config\": {\"reps\": %u, \"duration_s\": ", cfg->reps);
+	fprintf(f, "  \"config\": {\"reps\": %u, \"warmup\": ", cfg->reps);
+	json_num(f, cfg->warmup);
+	fputs(", \"adaptive\": ", f);
+	if (cfg->ci_width > 0) {
+		fputs("{\"ci_width\": ", f);
+		json_num(f, cfg->ci_width);
+		fputs(", \"time_budget_s\": ", f);
+		json_num(f, cfg->time_budget_s);
+		fprintf(f, ", \"max_reps\": %u, \"end\": \"%s\", \"ratios\": %u, "
+			"\"still_wide\": %u, \"run_s\": ", cfg->max_reps, cfg->adaptive_end,
+			cfg->adaptive_ratios, cfg->adaptive_wide);
+		json_num(f, cfg->run_s);
+		fputc('}', f);
+	} else {
+		fputs("null", f);
+	}
+	fputs(", \"duration_s\": ", f);
 	json_num(f, cfg->ops ? NAN : cfg->duration_s);
 	fprintf(f, ", \"ops_per_thread\": %llu, \"seed\": %llu, \"pin\": %s, \"cpus\": [",
 		(unsigned long long)cfg->ops, (unsigned long long)cfg->seed,
@@ -691,10 +870,16 @@ static void print_json(const struct bench_config *cfg, const struct bench_host *
 		fprintf(f, ", \"kind\": \"%s\", \"reps\": %u,\n     \"ops_s\": {\"min\": ",
 			subj->kind == BENCH_BOUND ? "bound" : "strategy", a.n);
 		json_spread(f, a.ops_s_min, a.ops_s_med, a.ops_s_max);
+		json_ci(f, &a.ops_s);
 		fputs("}, \"ops_s_per_thread\": ", f);
 		json_num(f, a.ops_s_thr_med);
 		fputs(", \"ns_op\": {\"min\": ", f);
 		json_spread(f, a.ns_op_min, a.ns_op_med, a.ns_op_max);
+		json_ci(f, &a.ns_op);
+		fputs("},\n     \"ratios\": {", f);
+		json_est(f, "vs_baseline", &a.r_base, false);
+		json_est(f, "x_floor", &a.r_floor, true);
+		json_est(f, "x_spin", &a.r_ceil, true);
 		fputs("},\n     \"ratio_vs_baseline\": ", f);
 		json_num(f, a.ratio_base);
 		fputs(", \"x_floor\": ", f);
@@ -748,14 +933,49 @@ static void print_json(const struct bench_config *cfg, const struct bench_host *
 		} else {
 			fputs("null", f);
 		}
-		fputs(",\n     \"samples_ops_s\": [", f);
-		first = true;
-		for (unsigned int r = 0; r < cfg->reps; r++) {
-			if (!row->samples[r].done)
-				continue;
-			fputs(first ? "" : ", ", f);
-			json_num(f, sample_ops_s(&row->samples[r]));
-			first = false;
+		{
+			/* the samples themselves: what --compare resamples */
+			double v[BENCH_MAX_REPS], w[BENCH_MAX_REPS];
+			unsigned int k = 0;
+			const char *g = cfg->groups[row->group].name;
+			unsigned int nthr = cfg->threads[row->tidx];
+
+			for (unsigned int r = 0; r < cfg->reps; r++) {
+				if (!row->samples[r].done)
+					continue;
+				v[k] = bench_sample_ops_s(&row->samples[r]);
+				w[k++] = bench_sample_ns_op(&row->samples[r]);
+			}
+			fputs(",\n     \"samples\": {\"reps\": [", f);
+			first = true;
+			for (unsigned int r = 0; r < cfg->reps; r++) {
+				if (!row->samples[r].done)
+					continue;
+				fprintf(f, "%s%u", first ? "" : ", ", r);
+				first = false;
+			}
+			fputc(']', f);
+			json_samples(f, "ops_s", v, k);
+			json_samples(f, "ns_op", w, k);
+			k = subj->kind == BENCH_STRATEGY ?
+			    bench_ratio_samples(cfg, row, bench_find_row(cfg, g, nthr,
+					cfg->subjects[cfg->baseline].name), false, v) : 0;
+			json_samples(f, "vs_baseline", v, k);
+			k = bench_ratio_samples(cfg, row, bench_find_row(cfg, "bounds", nthr, "floor"),
+						true, v);
+			json_samples(f, "x_floor", v, k);
+			k = bench_ratio_samples(cfg, row, bench_find_row(cfg, "bounds", nthr, "spin"),
+						true, v);
+			json_samples(f, "x_spin", v, k);
+			fputs("},\n     \"samples_ops_s\": [", f);
+			k = 0;
+			for (unsigned int r = 0; r < cfg->reps; r++)
+				if (row->samples[r].done)
+					w[k++] = bench_sample_ops_s(&row->samples[r]);
+			for (unsigned int r = 0; r < k; r++) {
+				fputs(r ? ", " : "", f);
+				json_num(f, w[r]);
+			}
 		}
 		fprintf(f, "]}%s\n", i + 1 < cfg->nr_rows ? "," : "");
 	}
@@ -771,8 +991,10 @@ static void print_json(const struct bench_config *cfg, const struct bench_host *
 		json_str(f, t[i].subject);
 		fputs(", \"value\": ", f);
 		json_num(f, t[i].value);
-		fprintf(f, ", \"op\": \"%s\", \"limit\": %g, \"pass\": %s, \"note\": ", t[i].op,
-			t[i].limit, t[i].pass ? "true" : "false");
+		json_ci(f, &t[i].est);
+		fprintf(f, ", \"op\": \"%s\", \"limit\": %g, \"pass\": %s, \"verdict\": \"%s\", "
+			"\"note\": ", t[i].op, t[i].limit, t[i].pass ? "true" : "false",
+			t[i].verdict);
 		if (t[i].note)
 			json_str(f, t[i].note);
 		else

@@ -7,7 +7,10 @@
 Runs in a few seconds with operation counts instead of durations, so the
 result does not depend on how busy the machine is.  Checks: --help/--list,
 that csv and json parse and hold the bounds, every selected strategy and
-the host facts (CPU, HTM live), that --plot writes a PNG when gnuplot is
+the host facts (CPU, HTM live, load, steal), the 95% intervals (ci95_lo <=
+median <= ci95_hi wherever an interval exists), the targets' verdicts, the
+adaptive mode (--ci-width, --time-budget, --max-reps), --compare of two
+reports in every format, that --plot writes a PNG when gnuplot is
 installed, and that each kind of bad input exits 2 with a message naming
 the problem.
 """
@@ -87,7 +90,108 @@ def main():
         walk = [r for r in doc["rows"] if r["group"] == "walk"]
         check(all(r["dputs"] and r["dputs"] > 0 for r in walk), "walk counts dputs")
 
+    # intervals: CSV columns and JSON fields, lo <= median <= hi
+    if rows:
+        check(all(k in rows[0] for k in ("ns_op_ci95_lo", "ns_op_ci95_hi",
+                                           "ratio_vs_baseline_ci95_lo", "x_floor_ci95_hi",
+                                           "x_spin_ci95_lo")), "csv has the ci95 columns")
+        ok = True
+        for r in rows:
+            for med, lo, hi in (("ns_op_median", "ns_op_ci95_lo", "ns_op_ci95_hi"),
+                                ("ratio_vs_baseline", "ratio_vs_baseline_ci95_lo",
+                                 "ratio_vs_baseline_ci95_hi"),
+                                ("x_floor", "x_floor_ci95_lo", "x_floor_ci95_hi")):
+                if r[lo] and r[hi]:
+                    ok &= float(r[lo]) <= float(r[med]) + 1e-9 <= float(r[hi]) + 2e-9
+        check(ok, "csv: every ci95 holds its median")
+        check(any(r["ns_op_ci95_lo"] for r in rows), "csv: 2 reps give intervals")
+    if doc:
+        r0 = doc["rows"][0]
+        check("ci95_lo" in r0["ns_op"] and "ci95_hi" in r0["ns_op"] and
+              all(k in r0["ratios"] for k in ("vs_baseline", "x_floor", "x_spin")),
+              "json rows carry ci95_lo/ci95_hi for ns/op and the ratios")
+        check(r0["ns_op"]["ci95_lo"] is None, "json: one rep gives no interval (null)")
+        h = doc["host"]
+        check(all(k in h for k in ("steal_frac", "others_frac", "cpu_mhz", "governor",
+                                   "boost", "busy", "busy_why", "load_before")),
+              "json host records steal, other load, frequency hints and busy")
+        check(all(t["verdict"] in ("ok", "MISS", "inconclusive") for t in doc["targets"]),
+              "json targets carry a verdict")
+        check(doc["config"]["adaptive"] is None and doc["config"]["warmup"] == 0.1,
+              "json config: warm-up share, no adaptive mode")
+
     with tempfile.TemporaryDirectory() as tmp:
+        # adaptive: a loose target converges; a tight one ends at --max-reps
+        pa = os.path.join(tmp, "a.json")
+        rc, out, err = run(["-w", "hot", "-s", "locked,fast", "-t", "1", "-n", "2000", "-r", "3",
+                            "--ci-width", "50%", "--max-reps", "8", "-f", "json", "-o", pa,
+                            "--no-progress"])
+        a = json.load(open(pa)) if rc == 0 else None
+        check(rc == 0 and a["config"]["adaptive"]["ci_width"] == 0.5 and
+              a["config"]["adaptive"]["end"] in ("converged", "max reps", "time budget") and
+              3 <= a["config"]["reps"] <= 8, "--ci-width runs adaptively (stderr: %s)" %
+              err.strip()[:200])
+        if a and a["config"]["adaptive"]["end"] == "converged":
+            wide = [(r["group"], r["subject"], k) for r in a["rows"]
+                    for k, e in r["ratios"].items()
+                    if e["value"] and e["ci95_lo"] is not None and e["value"] != 1 and
+                    (e["ci95_hi"] - e["ci95_lo"]) / e["value"] > 0.5 + 1e-9]
+            check(not wide, "converged: every ratio within the width (%s)" % wide[:3])
+        rc, out, err = run(["-w", "hot", "-s", "locked,fast", "-t", "1", "-n", "500", "-r", "3",
+                            "--ci-width", "0.0001", "--max-reps", "4", "-f", "json",
+                            "--no-progress"])
+        d = json.loads(out) if rc == 0 else None
+        check(d is not None and d["config"]["reps"] <= 4 and
+              d["config"]["adaptive"]["end"] in ("max reps", "converged"),
+              "--max-reps bounds the adaptive mode")
+        rc, out, err = run(["-w", "hot", "-s", "locked", "-t", "1", "-n", "500", "-r", "3",
+                            "--ci-width", "0.0001", "--time-budget", "0.001", "--no-progress"])
+        check(rc == 0 and "adaptive:" in out and ("time budget" in out or "converged" in out),
+              "--time-budget ends the adaptive mode, the table says how")
+
+        # --compare: two reports, every format, bad inputs refused
+        pb = os.path.join(tmp, "b.json")
+        rc, _, err = run(["-w", "hot", "-s", "locked,fast", "-t", "1", "-n", "2000", "-r", "3",
+                          "-f", "json", "-o", pb, "--no-progress"])
+        check(rc == 0, "second report for --compare")
+        rc, out, err = run(["--compare", pa, pb])
+        check(rc == 0 and "change" in out and "hot" in out and "fast" in out and
+              "intervals overlap for" in out,
+              "--compare prints per-cell changes and the overlap count (stderr: %s)" %
+              err.strip()[:200])
+        rc, out, err = run(["--compare", pa, pb, "-f", "json"])
+        cj = json.loads(out) if rc == 0 else {}
+        cells = cj.get("cells", [])
+        check(bool(cells) and all("ci95_lo" in c["vs_baseline"]["change"] for c in cells) and
+              all(c["ns_op"]["verdict"] in ("lower", "higher", "same", "-") for c in cells) and
+              all(c["x_floor"]["overlap"] in (True, False, None) for c in cells),
+              "--compare json: changes with ci95 and verdicts")
+        fast = [c for c in cells if c["group"] == "hot" and c["subject"] == "fast"]
+        check(bool(fast) and fast[0]["vs_baseline"]["change"]["ci95_lo"] is not None and
+              fast[0]["vs_baseline"]["change"]["ci95_lo"] <= fast[0]["vs_baseline"]["change"]["value"]
+              <= fast[0]["vs_baseline"]["change"]["ci95_hi"], "--compare: the change lies in its interval")
+        rc, out, err = run(["--compare", pa, pa, "-f", "csv"])
+        crow = list(csv.DictReader(io.StringIO(out))) if rc == 0 else []
+        rc2, out2, _ = run(["--compare", pa, pa])
+        check(rc2 == 0 and "ratios whose" not in out2, "a report overlaps itself everywhere")
+        check(bool(crow) and all(r["verdict"] in ("same", "-") and
+                                 (not r["change"] or abs(float(r["change"])) < 1e-9) for r in crow),
+              "--compare of a report with itself: no change anywhere")
+        junk = os.path.join(tmp, "junk.json")
+        open(junk, "w").write("{not json")
+        for args, msg in (([pa], "two JSON reports"), ([pa, junk], "not JSON"),
+                          ([pa, os.path.join(tmp, "nosuch.json")], "cannot read"),
+                          ([pa, pb, "extra"], "unexpected argument")):
+            rc, out, err = run(["--compare"] + args)
+            check(rc == 2 and msg in err and out == "",
+                  "--compare %s -> exit 2 mentioning '%s' (got %d: %s)" %
+                  (" ".join(os.path.basename(x) for x in args), msg, rc, err.strip().split("\n")[0]))
+        if shutil.which("gnuplot"):
+            png = os.path.join(tmp, "c.png")
+            rc, _, err = run(["--compare", pa, pb, "--plot", png])
+            check(rc == 0 and open(png, "rb").read(8) == b"\x89PNG\r\n\x1a\n",
+                  "--compare --plot writes a PNG (stderr: %s)" % err.strip()[:200])
+
         # table to a file
         path = os.path.join(tmp, "out.txt")
         rc, out, err = run(["-w", "hot", "-s", "locked,fast", "-t", "1", "-n", "2000",
@@ -95,6 +199,9 @@ def main():
         text = open(path).read() if rc == 0 and os.path.exists(path) else ""
         check(rc == 0 and out == "" and "== hot" in text and "cpu:" in text and
               "htm:" in text, "table written with -o, with CPU and HTM lines")
+        check("ns/op ci95" in text and "== targets" in text and
+              any(v in text for v in ("\nok ", "\nMISS ", "\ninconclusive ")),
+              "table shows the intervals and the targets' verdicts")
 
         if shutil.which("gnuplot"):
             png = os.path.join(tmp, "p.png")
@@ -127,6 +234,17 @@ def main():
         (["--mix", "bogus=1"], "--mix"),
         (["--cpus", "99999"], "--cpus"),
         (["--depth", "0"], "--depth"),
+        (["--ci-width", "0"], "--ci-width"),
+        (["--ci-width", "2"], "--ci-width"),
+        (["--ci-width", "x"], "--ci-width"),
+        (["--ci-width", "0.1", "-r", "2"], "--reps"),
+        (["--ci-width", "0.1", "--max-reps", "2"], "--max-reps"),
+        (["--time-budget", "10"], "--ci-width"),
+        (["--max-reps", "10"], "--ci-width"),
+        (["--ci-width", "0.1", "--time-budget", "-1"], "--time-budget"),
+        (["--ci-width", "0.1", "--time-budget", "0"], "--time-budget"),
+        (["--warmup", "1.5"], "--warmup"),
+        (["--warmup", "-0.1"], "--warmup"),
         (["--bogus-option"], "unrecognized"),
         (["extra"], "unexpected argument"),
     ]

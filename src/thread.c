@@ -16,6 +16,7 @@
 
 /* initial-exec: a plain %fs-relative access, no __tls_get_addr call per op. */
 __thread struct dcsim_thread *__dcsim_self __attribute__((tls_model("initial-exec")));
+__thread struct dcsim_thread_blk __dcsim_blk __attribute__((tls_model("initial-exec")));
 
 /* Registry of live threads and the totals of those that have exited. */
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -53,6 +54,8 @@ static void thread_destroy(void *arg)
 	pthread_mutex_unlock(&registry_lock);
 
 	__dcsim_self = NULL;
+	__dcsim_blk.owner = NULL;	/* its block was in t's slot */
+	__dcsim_blk.block = NULL;
 	free(t);
 }
 
@@ -99,11 +102,6 @@ struct dcsim_thread *__dcsim_thread_create(void)
 	pthread_setspecific(thread_key, t);
 	__dcsim_self = t;
 	return t;
-}
-
-unsigned int __dcsim_thread_slot(void)
-{
-	return __dcsim_thread()->slot;
 }
 
 void dcsim_stats_read(struct dcsim_stats *out)

@@ -25,8 +25,23 @@ struct dcsim_thread {
 
 extern __thread struct dcsim_thread *__dcsim_self __attribute__((tls_model("initial-exec")));
 
+/*
+ * A one-entry per-thread cache for per-object, per-thread counter blocks
+ * (a dcache's statistics, src/dcache/dcache.h:dstat_block()): the object
+ * the thread counted in last and its block there.  It saves finding the
+ * thread's slot and the object's array on every event.  Objects must not
+ * be freed and reallocated at the same address while threads count in
+ * them (dcaches never are: destroyed ones stay in a graveyard).  Cleared
+ * when the thread state is retired, since a new state may get a new slot.
+ */
+struct dcsim_thread_blk {
+	const void *owner;
+	void *block;
+};
+
+extern __thread struct dcsim_thread_blk __dcsim_blk __attribute__((tls_model("initial-exec")));
+
 struct dcsim_thread *__dcsim_thread_create(void);
-unsigned int __dcsim_thread_slot(void);
 
 static inline struct dcsim_thread *__dcsim_thread(void)
 {
@@ -37,13 +52,27 @@ static inline struct dcsim_thread *__dcsim_thread(void)
 	return t;
 }
 
+/* The calling thread's slot, 0 .. DCSIM_MAX_THREADS-1. */
+static inline unsigned int __dcsim_thread_slot(void)
+{
+	return __dcsim_thread()->slot;
+}
+
 /*
- * Single writer: a relaxed load and store suffice, and keep the count
- * readable by dcsim_stats_read() from other threads without a data race.
+ * Single writer: the count needs no atomic read-modify-write, only a store
+ * that readers (dcsim_stats_read() from other threads) see whole.  On
+ * x86-64 that is one add to memory, as the kernel's this_cpu_add(): its
+ * store is a single aligned 8-byte write.  Elsewhere, and under TSan (which
+ * must see the access as atomic), a relaxed load and store, which keep the
+ * count readable without a data race.
  */
 static inline void __dcsim_counter_add(uint64_t *ctr, uint64_t n)
 {
+#if defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
+	__asm__ ("addq %1, %0" : "+m" (*ctr) : "er" (n) : "cc");
+#else
 	__atomic_store_n(ctr, __atomic_load_n(ctr, __ATOMIC_RELAXED) + n, __ATOMIC_RELAXED);
+#endif
 }
 
 static inline void __dcsim_stat_add(enum dcsim_stat stat, uint64_t n)

@@ -167,6 +167,19 @@ void __dstat_first_use(struct dcsim_cache *c, unsigned int slot)
 		;
 }
 
+/* dstat_block() when the thread last counted in another cache (or never). */
+struct dcache_pcpu *__dstat_block_slow(struct dcsim_cache *c)
+{
+	unsigned int slot = __dcsim_thread_slot();
+	struct dcache_pcpu *p = &c->pcpu[slot];
+
+	if (unlikely(!__atomic_load_n(&p->used, __ATOMIC_RELAXED)))
+		__dstat_first_use(c, slot);
+	__dcsim_blk.owner = c;
+	__dcsim_blk.block = p;
+	return p;
+}
+
 void dcsim_cache_stats_read(const struct dcsim_cache *c, struct dcsim_cache_stats *out)
 {
 	uint32_t nr;
@@ -311,6 +324,24 @@ const struct dcsim_dput_strategy *dcsim_cache_strategy(const struct dcsim_cache 
 
 static unsigned long count_reachable(struct dcsim_cache *c);
 
+/*
+ * A destroyed cache's strategy (dcsim_cache_destroy() installs it): a put
+ * on one of its leaked dentries is refused with a warning and touches
+ * nothing.  So dput() needs no alive check of its own on the fast path.
+ */
+static enum dcsim_dput_path dead_cache_dput(struct dcsim_dentry *d)
+{
+	WARN_ON_ONCE(!dcache_alive(d->d_cache));
+	return DCSIM_DPUT_PATH_WARNED;
+}
+
+static const struct dcsim_dput_strategy dead_cache_strategy = {
+	.name = "destroyed-cache",
+	.description = "refuses every put: the cache was destroyed",
+	.dput = dead_cache_dput,
+};
+
+
 void dcsim_cache_destroy(struct dcsim_cache *c)
 {
 	unsigned long left;
@@ -334,6 +365,7 @@ void dcsim_cache_destroy(struct dcsim_cache *c)
 	 * there is no need to wait for them here (a grace period per destroy
 	 * would dominate short tests); dcsim_rcu_barrier() waits if wanted.
 	 */
+	WRITE_ONCE(c->strategy, &dead_cache_strategy);	/* dput()s now warn */
 	WRITE_ONCE(c->magic, DCACHE_MAGIC_DEAD);
 	free(c->pcpu);
 	c->pcpu = NULL;
@@ -917,25 +949,23 @@ void dcsim_dput_locked_final(struct dcsim_dentry *d, enum dcsim_retain_style sty
 
 /* ---- dput ----------------------------------------------------------------- */
 
+void __dstat_dput_warned(struct dcsim_cache *c)
+{
+	if (!dcache_alive(c))
+		return;
+	dstat_inc(c, DCSIM_CS_DPUT);
+	dstat_inc(c, DCSIM_CS_DPUT_WARN);
+}
+
 /* models fs/dcache.c:dput(): the strategy does the work. */
 void dcsim_dput(struct dcsim_dentry *d)
 {
 	struct dcsim_cache *c;
-	enum dcsim_dput_path path;
 
 	if (!d)
 		return;
 	c = d->d_cache;
-	if (WARN_ON_ONCE(!dcache_alive(c)))
-		return;
-	path = c->strategy->dput(d);
-	dstat_inc(c, DCSIM_CS_DPUT);
-	switch (path) {
-	case DCSIM_DPUT_PATH_CAS:	dstat_inc(c, DCSIM_CS_DPUT_CAS); break;
-	case DCSIM_DPUT_PATH_HTM:	dstat_inc(c, DCSIM_CS_DPUT_HTM); break;
-	case DCSIM_DPUT_PATH_LOCKED:	dstat_inc(c, DCSIM_CS_DPUT_LOCKED); break;
-	case DCSIM_DPUT_PATH_WARNED:	dstat_inc(c, DCSIM_CS_DPUT_WARN); break;
-	}
+	dstat_dput(c, READ_ONCE(c->strategy)->dput(d));
 }
 
 /* ---- tree walking for destroy -------------------------------------------- */

@@ -62,23 +62,52 @@ struct dcsim_cache {
 void __dstat_first_use(struct dcsim_cache *c, unsigned int slot);
 
 /*
- * Per-thread slot, single writer: no shared cache line is written.  The
- * first use of a slot raises the cache's high-water mark (rare), so that
- * readers sum only the slots that can be non-zero.
+ * The calling thread's block of counters in @c.  Per-thread slot, single
+ * writer: no shared cache line is written.  The first use of a slot raises
+ * the cache's high-water mark (rare), so that readers sum only the slots
+ * that can be non-zero.  The block is remembered per thread (thread.h:
+ * __dcsim_blk), so counting in the cache a thread counted in last costs a
+ * compare and a load before the add.
  */
+struct dcache_pcpu *__dstat_block_slow(struct dcsim_cache *c);
+
+static inline struct dcache_pcpu *dstat_block(struct dcsim_cache *c)
+{
+	if (likely(__dcsim_blk.owner == c))
+		return __dcsim_blk.block;
+	return __dstat_block_slow(c);
+}
+
 static inline void dstat_add(struct dcsim_cache *c, enum dcsim_cache_stat s, int64_t n)
 {
-	unsigned int slot = __dcsim_thread_slot();
-	struct dcache_pcpu *p = &c->pcpu[slot];
-
-	if (unlikely(!__atomic_load_n(&p->used, __ATOMIC_RELAXED)))
-		__dstat_first_use(c, slot);
-	__dcsim_counter_add(&p->v[s], (uint64_t)n);
+	__dcsim_counter_add(&dstat_block(c)->v[s], (uint64_t)n);
 }
 
 static inline void dstat_inc(struct dcsim_cache *c, enum dcsim_cache_stat s)
 {
 	dstat_add(c, s, 1);
+}
+
+void __dstat_dput_warned(struct dcsim_cache *c);
+
+/*
+ * A dput and the way it went: one block lookup for both counts.  A refused
+ * put (WARNED) may be one on a destroyed cache, whose counters are gone:
+ * out of line, it counts only in a live cache.
+ */
+static inline void dstat_dput(struct dcsim_cache *c, enum dcsim_dput_path path)
+{
+	struct dcache_pcpu *p;
+
+	if (unlikely(path == DCSIM_DPUT_PATH_WARNED)) {
+		__dstat_dput_warned(c);
+		return;
+	}
+	p = dstat_block(c);
+	__dcsim_counter_add(&p->v[DCSIM_CS_DPUT], 1);
+	__dcsim_counter_add(&p->v[path == DCSIM_DPUT_PATH_CAS ? DCSIM_CS_DPUT_CAS :
+				  path == DCSIM_DPUT_PATH_HTM ? DCSIM_CS_DPUT_HTM :
+				  DCSIM_CS_DPUT_LOCKED], 1);
 }
 
 static inline bool dcache_alive(const struct dcsim_cache *c)

@@ -1,0 +1,405 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * --compare A.json B.json: what changed between two reports, cell by cell.
+ *
+ * For every cell (group, threads, subject) in both, and for each figure
+ * (ns/op, the ratio over the baseline, over the floor, over the spin
+ * bound), the change med(B)/med(A) - 1 with a 95% interval from resampling
+ * the two reports' per-rep samples independently (stats.c).  "faster" or
+ * "slower" only when the interval excludes zero; otherwise "same": the two
+ * runs cannot tell the cells apart.  A before/after pair of builds, or one
+ * build with TSX on and off (--htm), are the intended uses.
+ */
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "json.h"
+
+#define PROG "dcsim-bench"
+
+struct report {
+	const char *path;
+	struct json *doc;
+	const struct json *rows;
+};
+
+static const char *const figures[] = { "ns_op", "vs_baseline", "x_floor", "x_spin" };
+#define NR_FIGURES	4
+
+struct cmp_fig {
+	struct bench_est a, b, change;
+	const char *verdict;	/* lower, higher, same, - */
+	int overlap;		/* the two runs' own intervals overlap: 1, 0, -1 unknown */
+};
+
+struct cmp_cell {
+	const char *group, *subject;
+	unsigned int threads;
+	struct cmp_fig fig[NR_FIGURES];
+};
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	size_t cap = 1 << 16, len = 0, n;
+	char *buf;
+
+	if (!f)
+		return NULL;
+	buf = malloc(cap);
+	while (buf && (n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+		len += n;
+		if (len + 1 == cap) {
+			char *t = realloc(buf, cap *= 2);
+
+			if (!t) {
+				free(buf);
+				buf = NULL;
+			}
+			buf = t;
+		}
+	}
+	if (buf)
+		buf[len] = 0;
+	fclose(f);
+	return buf;
+}
+
+static int load(struct report *r, const char *path)
+{
+	char err[128], *text;
+	const struct json *first;
+
+	r->path = path;
+	text = slurp(path);
+	if (!text) {
+		fprintf(stderr, PROG ": --compare: cannot read '%s': %s\n", path, strerror(errno));
+		return 2;
+	}
+	r->doc = json_parse(text, err, sizeof(err));
+	free(text);
+	if (!r->doc) {
+		fprintf(stderr, PROG ": --compare: '%s' is not JSON: %s\n", path, err);
+		return 2;
+	}
+	r->rows = json_get(r->doc, "rows");
+	if (!json_str_of(json_get(r->doc, "tool")) ||
+	    strcmp(json_str_of(json_get(r->doc, "tool")), "dcsim-bench") ||
+	    !r->rows || r->rows->type != JSON_ARR) {
+		fprintf(stderr, PROG ": --compare: '%s' is not a dcsim-bench JSON report "
+			"(--format json)\n", path);
+		return 2;
+	}
+	first = r->rows->n ? &r->rows->v[0] : NULL;
+	if (first && !json_get(first, "samples")) {
+		fprintf(stderr, PROG ": --compare: '%s' has no per-rep samples (an older "
+			"dcsim-bench wrote it); rerun with this one\n", path);
+		return 2;
+	}
+	return 0;
+}
+
+static unsigned int samples_of(const struct json *row, const char *fig, double *v)
+{
+	const struct json *a = json_get(json_get(row, "samples"), fig);
+	unsigned int n = 0;
+
+	if (!a || a->type != JSON_ARR)
+		return 0;
+	for (unsigned int i = 0; i < a->n && n < BENCH_MAX_REPS; i++)
+		if (isfinite(json_num_of(&a->v[i])))
+			v[n++] = json_num_of(&a->v[i]);
+	return n;
+}
+
+static const struct json *find_row(const struct report *r, const char *group,
+				   unsigned int threads, const char *subject)
+{
+	for (unsigned int i = 0; i < r->rows->n; i++) {
+		const struct json *row = &r->rows->v[i];
+		const char *g = json_str_of(json_get(row, "group"));
+		const char *s = json_str_of(json_get(row, "subject"));
+
+		if (g && s && !strcmp(g, group) && !strcmp(s, subject) &&
+		    json_num_of(json_get(row, "threads")) == threads)
+			return row;
+	}
+	return NULL;
+}
+
+static void compare_cell(const struct json *ra, const struct json *rb, uint64_t seed,
+			 struct cmp_cell *c)
+{
+	for (int k = 0; k < NR_FIGURES; k++) {
+		double a[BENCH_MAX_REPS], b[BENCH_MAX_REPS];
+		unsigned int na = samples_of(ra, figures[k], a);
+		unsigned int nb = samples_of(rb, figures[k], b);
+		struct cmp_fig *f = &c->fig[k];
+
+		bench_median_ci(a, na, seed + 4 * k, &f->a);
+		bench_median_ci(b, nb, seed + 4 * k + 1, &f->b);
+		bench_change_ci(a, na, b, nb, seed + 4 * k + 2, &f->change);
+		f->overlap = -1;
+		if (isfinite(f->a.lo) && isfinite(f->b.lo))
+			f->overlap = !(f->a.hi < f->b.lo || f->b.hi < f->a.lo);
+		if (!isfinite(f->change.lo) || !isfinite(f->change.hi))
+			f->verdict = "-";
+		else if (f->change.lo > 0)
+			f->verdict = "higher";
+		else if (f->change.hi < 0)
+			f->verdict = "lower";
+		else
+			f->verdict = "same";
+	}
+}
+
+static const char *meta(const struct report *r, const char *obj, const char *key)
+{
+	const char *s = json_str_of(json_get(obj ? json_get(r->doc, obj) : r->doc, key));
+
+	return s ? s : "?";
+}
+
+static bool meta_bool(const struct report *r, const char *obj, const char *key)
+{
+	const struct json *j = json_get(json_get(r->doc, obj), key);
+
+	return j && j->type == JSON_BOOL && j->b;
+}
+
+static void fmt_change(char *buf, size_t len, const struct cmp_fig *f)
+{
+	if (!isfinite(f->change.med))
+		snprintf(buf, len, "-");
+	else if (!isfinite(f->change.lo))
+		snprintf(buf, len, "%+.1f%%", 100 * f->change.med);
+	else
+		snprintf(buf, len, "%+.1f%% [%+.1f,%+.1f] %s", 100 * f->change.med,
+			 100 * f->change.lo, 100 * f->change.hi, f->verdict);
+}
+
+static void print_table(const struct report *a, const struct report *b, struct cmp_cell *c,
+			unsigned int n, unsigned int only_a, unsigned int only_b, FILE *f)
+{
+	const struct report *r[2] = { a, b };
+	unsigned int counts[3] = { 0 };
+
+	for (int i = 0; i < 2; i++) {
+		fprintf(f, "%c: %s\n   %s, %s; HTM %s; baseline %s%s\n   %s\n", 'A' + i, r[i]->path,
+			meta(r[i], "host", "cpu"), meta(r[i], NULL, "date"),
+			meta_bool(r[i], "host", "htm_live") ? "LIVE" : "not live",
+			meta(r[i], "config", "baseline"),
+			meta_bool(r[i], "host", "busy") ? "; host was BUSY" : "",
+			meta(r[i], NULL, "command"));
+	}
+	if (strcmp(meta(a, "config", "baseline"), meta(b, "config", "baseline")))
+		fputs("note: the baselines differ, so the x changes compare different ratios\n", f);
+	fprintf(f, "\nchange = med(B)/med(A) - 1 with its 95%% interval; lower/higher only when "
+		"the interval excludes 0\n");
+	fprintf(f, "%-6s %3s %-12s %-32s %-32s %-32s\n", "group", "thr", "subject",
+		"ns/op change", "x (over baseline) change", "xfloor change");
+	for (unsigned int i = 0; i < n; i++) {
+		char s0[64], s1[64], s2[64];
+
+		fmt_change(s0, sizeof(s0), &c[i].fig[0]);
+		fmt_change(s1, sizeof(s1), &c[i].fig[1]);
+		fmt_change(s2, sizeof(s2), &c[i].fig[2]);
+		fprintf(f, "%-6s %3u %-12s %-32s %-32s %-32s\n", c[i].group, c[i].threads,
+			c[i].subject, s0, s1, s2);
+		if (!strcmp(c[i].fig[0].verdict, "lower"))
+			counts[0]++;
+		else if (!strcmp(c[i].fig[0].verdict, "higher"))
+			counts[1]++;
+		else
+			counts[2]++;
+	}
+	fprintf(f, "\n%u cells: ns/op lower in %u, higher in %u, no difference shown in %u",
+		n, counts[0], counts[1], counts[2]);
+	if (only_a || only_b)
+		fprintf(f, "; %u cell(s) only in A, %u only in B (not compared)", only_a, only_b);
+	fputc('\n', f);
+	/*
+	 * The reproducibility check: two runs of the same build on a quiet
+	 * host should give overlapping intervals for every ratio.
+	 */
+	{
+		unsigned int both = 0, apart = 0;
+
+		for (unsigned int i = 0; i < n; i++)
+			for (int k = 1; k < NR_FIGURES; k++) {
+				const struct cmp_fig *g = &c[i].fig[k];
+
+				/* a ratio of a subject over itself is 1 in both */
+				if (g->overlap < 0 || (g->a.lo == g->a.hi && g->b.lo == g->b.hi))
+					continue;
+				both++;
+				if (g->overlap)
+					continue;
+				if (!apart++)
+					fputs("ratios whose A and B intervals do not overlap:", f);
+				fprintf(f, " %s/%u/%s:%s", c[i].group, c[i].threads, c[i].subject,
+					figures[k]);
+			}
+		fprintf(f, "%sintervals overlap for %u of %u ratios (x, xfloor, xspin)\n",
+			apart ? "\n" : "", both - apart, both);
+	}
+}
+
+static void print_csv(struct cmp_cell *c, unsigned int n, FILE *f)
+{
+	fputs("group,threads,subject,figure,a,a_ci95_lo,a_ci95_hi,b,b_ci95_lo,b_ci95_hi,"
+	      "change,change_ci95_lo,change_ci95_hi,verdict\n", f);
+	for (unsigned int i = 0; i < n; i++)
+		for (int k = 0; k < NR_FIGURES; k++) {
+			const struct cmp_fig *g = &c[i].fig[k];
+			const double v[9] = { g->a.med, g->a.lo, g->a.hi, g->b.med, g->b.lo, g->b.hi,
+					      g->change.med, g->change.lo, g->change.hi };
+
+			fprintf(f, "%s,%u,%s,%s", c[i].group, c[i].threads, c[i].subject, figures[k]);
+			for (int j = 0; j < 9; j++)
+				if (isfinite(v[j]))
+					fprintf(f, ",%.6g", v[j]);
+				else
+					fputc(',', f);
+			fprintf(f, ",%s\n", g->verdict);
+		}
+}
+
+static void jnum(FILE *f, double v)
+{
+	if (isfinite(v))
+		fprintf(f, "%.6g", v);
+	else
+		fputs("null", f);
+}
+
+static void jest(FILE *f, const char *name, const struct bench_est *e)
+{
+	fprintf(f, "\"%s\": {\"value\": ", name);
+	jnum(f, e->med);
+	fputs(", \"ci95_lo\": ", f);
+	jnum(f, e->lo);
+	fputs(", \"ci95_hi\": ", f);
+	jnum(f, e->hi);
+	fputc('}', f);
+}
+
+static void print_json(const struct report *a, const struct report *b, struct cmp_cell *c,
+		       unsigned int n, FILE *f)
+{
+	fputs("{\n  \"tool\": \"dcsim-bench\", \"mode\": \"compare\",\n", f);
+	/* paths are the user's: no quote or backslash escaping beyond the basics */
+	fprintf(f, "  \"a\": {\"path\": \"%s\", \"date\": \"%s\", \"htm_live\": %s},\n", a->path,
+		meta(a, NULL, "date"), meta_bool(a, "host", "htm_live") ? "true" : "false");
+	fprintf(f, "  \"b\": {\"path\": \"%s\", \"date\": \"%s\", \"htm_live\": %s},\n", b->path,
+		meta(b, NULL, "date"), meta_bool(b, "host", "htm_live") ? "true" : "false");
+	fputs("  \"cells\": [\n", f);
+	for (unsigned int i = 0; i < n; i++) {
+		fprintf(f, "    {\"group\": \"%s\", \"threads\": %u, \"subject\": \"%s\"",
+			c[i].group, c[i].threads, c[i].subject);
+		for (int k = 0; k < NR_FIGURES; k++) {
+			fprintf(f, ",\n     \"%s\": {", figures[k]);
+			jest(f, "a", &c[i].fig[k].a);
+			fputs(", ", f);
+			jest(f, "b", &c[i].fig[k].b);
+			fputs(", ", f);
+			jest(f, "change", &c[i].fig[k].change);
+			fprintf(f, ", \"verdict\": \"%s\", \"overlap\": %s}", c[i].fig[k].verdict,
+				c[i].fig[k].overlap < 0 ? "null" : c[i].fig[k].overlap ? "true" : "false");
+		}
+		fprintf(f, "}%s\n", i + 1 < n ? "," : "");
+	}
+	fputs("  ]\n}\n", f);
+}
+
+static bool json_path_ok(const char *s)
+{
+	return !strpbrk(s, "\"\\\n");
+}
+
+int bench_compare(const char *pa, const char *pb, enum bench_format fmt, const char *plot,
+		  FILE *out)
+{
+	struct report a = { 0 }, b = { 0 };
+	struct cmp_cell *cells = NULL;
+	unsigned int n = 0, only_a = 0, only_b = 0;
+	int err;
+
+	if (fmt == BENCH_FMT_JSON && (!json_path_ok(pa) || !json_path_ok(pb))) {
+		fprintf(stderr, PROG ": --compare: file names with quotes, backslashes or "
+			"newlines cannot go into the JSON output\n");
+		return 2;
+	}
+	err = load(&a, pa);
+	if (!err)
+		err = load(&b, pb);
+	if (err)
+		goto out;
+	cells = calloc(b.rows->n ? b.rows->n : 1, sizeof(*cells));
+	if (!cells) {
+		err = 1;
+		goto out;
+	}
+	for (unsigned int i = 0; i < b.rows->n; i++) {
+		const struct json *rb = &b.rows->v[i], *ra;
+		const char *g = json_str_of(json_get(rb, "group"));
+		const char *s = json_str_of(json_get(rb, "subject"));
+		double t = json_num_of(json_get(rb, "threads"));
+
+		if (!g || !s || !(t >= 1)) {
+			fprintf(stderr, PROG ": --compare: '%s': row %u lacks group/threads/subject\n",
+				pb, i);
+			err = 2;
+			goto out;
+		}
+		ra = find_row(&a, g, (unsigned int)t, s);
+		if (!ra) {
+			only_b++;
+			continue;
+		}
+		cells[n] = (struct cmp_cell){ .group = g, .subject = s, .threads = (unsigned int)t };
+		compare_cell(ra, rb, 0x5eed0000ull + i * 64, &cells[n]);
+		n++;
+	}
+	only_a = a.rows->n > n ? a.rows->n - n : 0;
+	if (!n) {
+		fprintf(stderr, PROG ": --compare: '%s' and '%s' have no cell in common\n", pa, pb);
+		err = 2;
+		goto out;
+	}
+	switch (fmt) {
+	case BENCH_FMT_CSV:
+		print_csv(cells, n, out);
+		break;
+	case BENCH_FMT_JSON:
+		print_json(&a, &b, cells, n, out);
+		break;
+	default:
+		print_table(&a, &b, cells, n, only_a, only_b, out);
+		break;
+	}
+	if (plot) {
+		struct bench_plot_cell *pc = calloc(n, sizeof(*pc));
+
+		if (!pc) {
+			err = 1;
+			goto out;
+		}
+		for (unsigned int i = 0; i < n; i++)
+			pc[i] = (struct bench_plot_cell){ cells[i].group, cells[i].subject,
+				cells[i].threads, cells[i].fig[1].a, cells[i].fig[1].b };
+		if (bench_plot_compare(plot, pa, pb, meta(&a, "config", "baseline"), pc, n))
+			err = 1;
+		free(pc);
+	}
+out:
+	free(cells);
+	json_free(a.doc);
+	json_free(b.doc);
+	return err;
+}
