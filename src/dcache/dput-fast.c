@@ -34,6 +34,16 @@ static bool fast_dput(struct dcsim_dentry *d, bool htm, enum dcsim_dput_path *pa
 		/* The lockref call took d_lock if it counted a fallback. */
 		if (__dcsim_stat_self(DCSIM_STAT_LOCKREF_FALLBACKS) != fb)
 			*path = DCSIM_DPUT_PATH_LOCKED;
+		/*
+		 * lockref_put_or_lock() also stops, with the lock held, at a
+		 * count of 0 or a dead one: misuse.  6.1 would go on to kill
+		 * the dentry a second time; we refuse.
+		 */
+		if (!done && WARN_ON_ONCE(d_cnt(d) <= 0)) {
+			d_unlock(d);
+			*path = DCSIM_DPUT_PATH_WARNED;
+			return true;
+		}
 		return done;
 	}
 
