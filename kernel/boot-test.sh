@@ -235,7 +235,12 @@ check_counters() {
 	if [ "$flavour" = prod ]; then expect "[ $fl -gt 0 ]"; else expect "[ $fl -eq 0 ]"; fi
 	expect "[ $fallbacks -eq $aborts ]"
 	expect "[ $attempts -eq $((commits + aborts)) ]"
-	if [ $kvm = 1 ] && [ "$run" != unpatched ]; then
+	if [ $kvm = 1 ] && [ "$flavour" = debug ] && [ "$run" != force ]; then
+		# auto stays off under lock debugging (no cmpxchg lockref).
+		expect "[ '$enabled' = 0 ]"
+		grep -q "transactional dput off: lock debugging" "$out" ||
+			{ echo "  expected the lock-debugging reason"; ok=1; }
+	elif [ $kvm = 1 ] && [ "$run" != unpatched ]; then
 		expect "[ '$enabled' = 1 ]"
 		expect "[ $commits -gt 0 ]"
 		expect "[ $fh -gt 0 ]"
