@@ -4,18 +4,23 @@
 # Boot the kernels built by kernel/build.sh in QEMU and torture dput().
 #
 #   kernel/boot-test.sh [--flavour debug|prod|all] [--run NAME]... [--kvm]
-#                       [--secs N] [--timeout N]
+#                       [--secs N] [--timeout N] [--cpus N]
 #
 # Runs (per flavour), default all three:
 #   unpatched   the tree as Debian ships it
-#   auto        patched, dcache_htm=auto: TCG has no RTM, so no attempts
+#   auto        patched, dcache_htm=auto: TCG has no RTM, so no attempts,
+#               and the log says why auto stays off
 #   force       patched, dcache_htm=force: attempts > 0, all abort,
 #               fallbacks == aborts, and the results still right
 #   bogus       (not in the default set) dcache_htm=bogus: warns, acts as auto
 # With --kvm the guest runs under KVM with "-cpu host" and tsx=on, and the
 # patched runs expect commits (use on TSX hardware only; see README.md).
 #
-# Each boot: a busybox initramfs with guest/dput-torture.c built static, an
+# Each boot: N CPUs (default 4) as N sockets of one core, so that SeaBIOS's
+# MP table lists them all (a bare "-smp 4" is one socket of 4 cores, and
+# these ACPI-less kernels then bring up one CPU); the log must say
+# "Brought up 1 node, N CPUs" and the guest program fails with fewer CPUs
+# online.  A busybox initramfs with guest/dput-torture.c built static, an
 # ext2 image from "mke2fs -d" as a virtio disk.  A run fails on any WARNING,
 # BUG, Oops, lockdep report, KUnit failure, panic, hang (timeout) or wrong
 # counter, and prints the guest log.  Prints "PASS <run>" / "FAIL <run>".
@@ -29,7 +34,8 @@ flavours="debug prod"
 runs=""
 kvm=0
 secs=${DPUT_SECS:-12}
-tmo=${BOOT_TIMEOUT:-240}
+tmo=${BOOT_TIMEOUT:-300}
+cpus=${BOOT_CPUS:-4}
 
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -38,7 +44,8 @@ while [ $# -gt 0 ]; do
 	--kvm) kvm=1; shift ;;
 	--secs) secs=$2; shift 2 ;;
 	--timeout) tmo=$2; shift 2 ;;
-	-h|--help) sed -n '4,21p' "$0"; exit 0 ;;
+	--cpus) cpus=$2; shift 2 ;;
+	-h|--help) sed -n '4,27p' "$0"; exit 0 ;;
 	*) echo "boot-test.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -67,7 +74,7 @@ build_initramfs() {
 	done
 	cat > "$ir/init" <<'INIT'
 #!/bin/sh
-# Environment from the kernel command line: dput_secs.
+# Environment from the kernel command line: dput_secs, dput_cpus.
 mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t debugfs debugfs /sys/kernel/debug
@@ -79,7 +86,7 @@ stats() {
 echo "GUEST: cmdline $(cat /proc/cmdline)"
 if mount -t ext2 /dev/vda /mnt; then
 	stats BEFORE
-	/dput-torture /mnt "${dput_secs:-10}"
+	/dput-torture /mnt "${dput_secs:-10}" "${dput_cpus:-1}"
 	echo "TORTURE-RC $?"
 	stats AFTER
 	umount /mnt && echo "UMOUNT-OK"
@@ -148,11 +155,12 @@ boot_one() {
 	fi
 	log "booting $name ${accel[*]} $mode $extra"
 	local t0=$SECONDS
-	timeout "$tmo" qemu-system-x86_64 "${accel[@]}" -smp 4 -m 512 \
+	timeout "$tmo" qemu-system-x86_64 "${accel[@]}" \
+		-smp "$cpus,sockets=$cpus,cores=1,threads=1" -m 512 \
 		-nographic -no-reboot -monitor none -serial stdio \
 		-kernel "$img" -initrd "$work/initramfs.cpio.gz" \
 		-drive file="$work/disk-run.img",format=raw,if=virtio \
-		-append "console=ttyS0 panic=-1 oops=panic $mode $extra dput_secs=$secs" \
+		-append "console=ttyS0 panic=-1 oops=panic $mode $extra dput_secs=$secs dput_cpus=$cpus" \
 		< /dev/null > "$out" 2>&1
 	local rc=$?
 	tr -d '\r' < "$out" > "$out.tmp" && mv "$out.tmp" "$out"
@@ -166,6 +174,8 @@ boot_one() {
 	grep -q "^TORTURE-RC 0" "$out" || bad="$bad torture-failed"
 	grep -q "^dput-torture: PASS" "$out" || bad="$bad no-PASS"
 	grep -q "^UMOUNT-OK" "$out" || bad="$bad umount-failed"
+	grep -q "Brought up 1 node, $cpus CPUs" "$plain" || bad="$bad not-$cpus-cpus"
+	grep -q "^dput-torture: $cpus CPUs online" "$out" || bad="$bad guest-not-$cpus-cpus"
 	if grep -nE "WARNING:|BUG:|Oops|Kernel panic|Call Trace|kernel BUG|general protection|invalid opcode|INFO: task .* blocked|possible recursive locking|circular locking|inconsistent lock state|suspicious RCU usage|DEBUG_LOCKS_WARN_ON|bad unlock balance|lock held when returning|irq lock inversion|non-static key|lockdep is turned off|lockdep: " "$out" >&2; then
 		bad="$bad kernel-splat"
 	fi
@@ -178,6 +188,17 @@ boot_one() {
 		grep -qE "^ok [0-9]+ dcache_htm$" "$plain" ||
 			bad="$bad kunit-dcache_htm-missing"
 		check_counters "$flavour" "$run" "$out" || bad="$bad counters"
+		# auto must say why it stays off; and KUnit's check of the auto
+		# decision with a CPUID that claims RTM must refuse under TCG,
+		# where XBEGIN executes but no transaction ever starts.
+		if [ $kvm = 0 ]; then
+			if [ "$run" = auto ] || [ "$run" = bogus ]; then
+				grep -q "dcache: transactional dput off: " "$plain" ||
+					bad="$bad no-auto-off-reason"
+			fi
+			grep -q "with RTM in CPUID, auto would be off: no trial transaction committed" "$plain" ||
+				bad="$bad kunit-lying-cpuid-not-refused"
+		fi
 		if [ "$run" = bogus ]; then
 			grep -q "dcache_htm=bogus not understood, using auto" "$plain" ||
 				bad="$bad no-bad-parameter-warning"
@@ -193,7 +214,7 @@ boot_one() {
 		echo "FAIL $name:$bad"
 		return 1
 	fi
-	echo "PASS $name ($(grep '^dput-torture: ops' "$out"))"
+	echo "PASS $name ($(grep -o 'Brought up 1 node, [0-9]* CPUs' "$plain" | head -1); $(grep '^dput-torture: ops' "$out"))"
 	return 0
 }
 
@@ -206,7 +227,7 @@ check_counters() {
 	aborts=$(delta "$out" aborts); fallbacks=$(delta "$out" fallbacks)
 	fh=$(delta "$out" final_put_htm); fl=$(delta "$out" final_put_lockless)
 	fk=$(delta "$out" final_put_locked); other=$(delta "$out" abort_other)
-	echo "  counters $run-$flavour (workload delta): enabled=$enabled attempts=$attempts commits=$commits aborts=$aborts abort_other=$other fallbacks=$fallbacks final_put_htm=$fh final_put_lockless=$fl final_put_locked=$fk"
+	echo "  counters $run-$flavour (workload delta): enabled=$enabled probe=$(stat_of "$out" AFTER htm_probe) trial_commits=$(stat_of "$out" AFTER htm_trial_commits) attempts=$attempts commits=$commits aborts=$aborts abort_other=$other fallbacks=$fallbacks final_put_htm=$fh final_put_lockless=$fl final_put_locked=$fk"
 	expect() { if ! eval "$1"; then echo "  expected $1"; ok=1; fi; }
 	expect "[ -n '$enabled' ]"
 	expect "[ $fk -gt 0 ]"
@@ -214,7 +235,12 @@ check_counters() {
 	if [ "$flavour" = prod ]; then expect "[ $fl -gt 0 ]"; else expect "[ $fl -eq 0 ]"; fi
 	expect "[ $fallbacks -eq $aborts ]"
 	expect "[ $attempts -eq $((commits + aborts)) ]"
-	if [ $kvm = 1 ] && [ "$run" != unpatched ]; then
+	if [ $kvm = 1 ] && [ "$flavour" = debug ] && [ "$run" != force ]; then
+		# auto stays off under lock debugging (no cmpxchg lockref).
+		expect "[ '$enabled' = 0 ]"
+		grep -q "transactional dput off: lock debugging" "$out" ||
+			{ echo "  expected the lock-debugging reason"; ok=1; }
+	elif [ $kvm = 1 ] && [ "$run" != unpatched ]; then
 		expect "[ '$enabled' = 1 ]"
 		expect "[ $commits -gt 0 ]"
 		expect "[ $fh -gt 0 ]"
@@ -223,6 +249,7 @@ check_counters() {
 		expect "[ $(stat_of "$out" AFTER attempts) -eq 0 ]"
 	elif [ "$run" = force ]; then
 		expect "[ '$enabled' = 1 ]"
+		expect "[ '$(stat_of "$out" AFTER htm_trial_commits)' = 0 ]"
 		expect "[ $attempts -gt 0 ]"
 		expect "[ $commits -eq 0 ]"
 		expect "[ $fh -eq 0 ]"

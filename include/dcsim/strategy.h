@@ -11,8 +11,11 @@
  *   rtm       Linus' 2013 RTM patch on top of lockref
  *   fast      fast_dput() as in Debian's 6.1 kernel (the default)
  *   retain    the 6.8+ rework: lockless retain_dentry(), lock_for_kill()
- *   fast-htm  fast with a transaction in front that also covers the final
- *             put of a hashed LRU dentry (sets REFERENCED in the same txn)
+ *   fast-htm  fast, plus a transaction for a put that would reach zero: the
+ *             final put of a hashed LRU dentry (sets REFERENCED in the same
+ *             txn); non-final puts stay lockref's cmpxchg (kernel series v2)
+ *   fast-htm-all  fast with the same transaction in front of every put
+ *             (kernel series v1), for comparison
  *
  * A strategy is a table of functions.  Users can register their own (a new
  * fast-path idea) and every test suite that iterates the registry runs on it.

@@ -3,7 +3,11 @@
  * dput-torture: hammer the dput() paths of the guest kernel from user space
  * and check that every result is right.
  *
- *   dput-torture <dir> <seconds>
+ *   dput-torture <dir> <seconds> [<cpus>]
+ *
+ * With <cpus>, fails at once unless at least that many CPUs are online:
+ * the torture is only worth something if its threads really run at the
+ * same time (a guest that came up with one CPU still "passes" otherwise).
  *
  * <dir> is the root of the ext2 image that kernel/boot-test.sh builds:
  * tree/d<i>/f<j> hold the text "d<i>/f<j>\n" and scratch/ is empty.  A
@@ -220,14 +224,23 @@ int main(int argc, char **argv)
 	};
 	enum { NTHREADS = sizeof(fn) / sizeof(fn[0]) };
 	pthread_t tid[NTHREADS];
-	int i, secs;
+	int i, secs, want = 0;
+	long online;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: %s <dir> <seconds>\n", argv[0]);
+	if (argc != 3 && argc != 4) {
+		fprintf(stderr, "usage: %s <dir> <seconds> [<cpus>]\n", argv[0]);
 		return 2;
 	}
 	root = argv[1];
 	secs = atoi(argv[2]);
+	if (argc == 4)
+		want = atoi(argv[3]);
+	online = sysconf(_SC_NPROCESSORS_ONLN);
+	printf("dput-torture: %ld CPUs online, %d required\n", online, want);
+	if (online < want) {
+		printf("dput-torture: FAIL: fewer CPUs online than required\n");
+		return 1;
+	}
 	for (i = 0; i < NTHREADS; i++)
 		if (pthread_create(&tid[i], NULL, fn[i], (void *)(long)i)) {
 			fprintf(stderr, "dput-torture: pthread_create failed\n");

@@ -11,6 +11,10 @@
  * hashed, on the LRU and REFERENCED, and not DISCONNECTED/DONTCACHE, it
  * stays cached without d_lock.  Otherwise d_lock is taken, the count
  * rechecked, and the reference retaken for the slow path.
+ *
+ * The same loop serves fast-htm and fast-htm-all (enum fast_htm): they add
+ * a transaction (dput-fast-htm.c) in front of the lockref decrement, for
+ * the final put only or for every put.
  */
 
 #include "dcache.h"
@@ -21,12 +25,15 @@
  * held and the count back at 1: the caller decides (retain or kill).
  * *@path is raised to LOCKED when d_lock is taken; *@warned on misuse.
  */
-static bool fast_dput(struct dcsim_dentry *d, bool htm, enum dcsim_dput_path *path)
+static bool fast_dput(struct dcsim_dentry *d, enum fast_htm htm, enum dcsim_dput_path *path)
 {
 	uint32_t f;
 	int ret;
 
-	/* A static flag: a plain read is enough. */
+	/*
+	 * Set before the dentry is hashed (d_set_d_op()); a plain read is
+	 * enough here.  The fast-htm transaction reads it again.
+	 */
 	if (unlikely(d_flags_read(d) & DCSIM_DCACHE_OP_DELETE)) {
 		uint64_t fb = __dcsim_stat_self(DCSIM_STAT_LOCKREF_FALLBACKS);
 		bool done = dcsim_lockref_put_or_lock(&d->d_lockref);
@@ -34,11 +41,22 @@ static bool fast_dput(struct dcsim_dentry *d, bool htm, enum dcsim_dput_path *pa
 		/* The lockref call took d_lock if it counted a fallback. */
 		if (__dcsim_stat_self(DCSIM_STAT_LOCKREF_FALLBACKS) != fb)
 			*path = DCSIM_DPUT_PATH_LOCKED;
+		/*
+		 * lockref_put_or_lock() also stops, with the lock held, at a
+		 * count of 0 or a dead one: misuse.  6.1 would go on to kill
+		 * the dentry a second time; we refuse.
+		 */
+		if (!done && WARN_ON_ONCE(d_cnt(d) <= 0)) {
+			d_unlock(d);
+			*path = DCSIM_DPUT_PATH_WARNED;
+			return true;
+		}
 		return done;
 	}
 
-	/* fast-htm: the transaction of our kernel patch (dput-fast-htm.c). */
-	if (htm && dcsim_htm_live() && fast_dput_txn(d)) {
+	/* fast-htm(-all): the transaction of our kernel patch (dput-fast-htm.c). */
+	if (htm != FAST_HTM_NONE && dcsim_htm_live() &&
+	    (htm == FAST_HTM_ALL || fast_dput_wants_txn(d)) && fast_dput_txn(d)) {
 		*path = DCSIM_DPUT_PATH_HTM;
 		return true;
 	}
@@ -86,8 +104,8 @@ locked:
 	return false;
 }
 
-/* models fs/dcache.c:dput() (6.1); shared with fast-htm */
-enum dcsim_dput_path __dcsim_dput_61(struct dcsim_dentry *d, bool htm)
+/* models fs/dcache.c:dput() (6.1); shared with fast-htm and fast-htm-all */
+enum dcsim_dput_path __dcsim_dput_61(struct dcsim_dentry *d, enum fast_htm htm)
 {
 	enum dcsim_dput_path path = DCSIM_DPUT_PATH_CAS, p;
 	struct dcsim_dentry *next;
@@ -121,7 +139,7 @@ enum dcsim_dput_path __dcsim_dput_61(struct dcsim_dentry *d, bool htm)
 
 static enum dcsim_dput_path dput_fast(struct dcsim_dentry *d)
 {
-	return __dcsim_dput_61(d, false);
+	return __dcsim_dput_61(d, FAST_HTM_NONE);
 }
 
 const struct dcsim_dput_strategy dcsim_dput_fast_strategy = {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * Misuse gets a kernel-style warning and no corruption: puts on zero-count
- * and dead dentries, operations on a destroyed cache, dput(NULL).  Run on
+ * and dead dentries (with and without ->d_delete()), operations on a destroyed cache, dput(NULL).  Run on
  * every registered strategy.
  */
 
@@ -32,6 +32,51 @@ static void check_clean(struct dcsim_cache *c, struct dcsim_dentry *root)
 	assert_int_equal(v, 0);
 }
 
+static int never_delete(const struct dcsim_dentry *d)
+{
+	(void)d;
+	return 0;
+}
+
+/* ->d_delete() sends fast and fast-htm down lockref_put_or_lock(). */
+static const struct dcsim_dentry_operations ops_never = { .d_delete = never_delete };
+
+/*
+ * Two bad puts, on a cached unused dentry (count 0) and on a dead one, with
+ * or without ->d_delete(): each must warn and change nothing.
+ */
+static void bad_puts(struct dcsim_cache *c, struct dcsim_dentry *root,
+		     const struct dcsim_dentry_operations *op, const char *a, const char *b)
+{
+	struct dcsim_dentry *d;
+	unsigned long w;
+
+	/* A put on a cached, unused dentry (count 0). */
+	d = dcsim_d_alloc(root, a);
+	if (op)
+		dcsim_d_set_op(d, op);
+	dcsim_d_add(d, true);
+	dcsim_dput(d);
+	dcsim_dput(dcsim_d_lookup(root, a));
+	w = dcsim_warn_count();
+	dcsim_dput(d);
+	assert_int_equal(dcsim_warn_count(), w + 1);
+	assert_int_equal(dcsim_d_count(d), 0);
+	check_clean(c, root);
+	/* A put on a dead dentry, inside a grace period so it is not freed. */
+	dcsim_rcu_read_lock();
+	d = dcsim_d_alloc(root, b);
+	if (op)
+		dcsim_d_set_op(d, op);
+	dcsim_dput(d);			/* unhashed: killed */
+	w = dcsim_warn_count();
+	dcsim_dput(d);
+	assert_int_equal(dcsim_warn_count(), w + 1);
+	assert_true(dcsim_d_count(d) < 0);
+	dcsim_rcu_read_unlock();
+	check_clean(c, root);
+}
+
 static void test_bad_puts(void **state)
 {
 	enum dcsim_htm_policy env = dcsim_test_env_policy();
@@ -46,40 +91,22 @@ static void test_bad_puts(void **state)
 		for (size_t p = 0; p < np; p++) {
 			struct dcsim_cache_config cfg = { .strategy = s };
 			struct dcsim_cache *c;
-			struct dcsim_dentry *root, *d;
+			struct dcsim_dentry *root;
 			unsigned long w;
 
 			dcsim_htm_set_policy(pol[p]);
 			c = dcsim_cache_create(&cfg);
 			root = dcsim_d_alloc_root(c, "/");
 			dcsim_dput(NULL);		/* no-op, no warning */
-			/* A put on a cached, unused dentry (count 0). */
-			d = dcsim_d_alloc(root, "a");
-			dcsim_d_add(d, true);
-			dcsim_dput(d);
-			dcsim_dput(dcsim_d_lookup(root, "a"));
-			w = dcsim_warn_count();
-			dcsim_dput(d);
-			assert_int_equal(dcsim_warn_count(), w + 1);
-			assert_int_equal(dcsim_d_count(d), 0);
-			check_clean(c, root);
-			/* A put on a dead dentry, inside a grace period so it is not freed. */
-			dcsim_rcu_read_lock();
-			d = dcsim_d_alloc(root, "b");
-			dcsim_dput(d);			/* unhashed: killed */
-			w = dcsim_warn_count();
-			dcsim_dput(d);
-			assert_int_equal(dcsim_warn_count(), w + 1);
-			assert_true(dcsim_d_count(d) < 0);
-			dcsim_rcu_read_unlock();
-			check_clean(c, root);
+			bad_puts(c, root, NULL, "a", "b");
+			bad_puts(c, root, &ops_never, "op-a", "op-b");
 			{
 				struct dcsim_cache_stats st;
 
 				dcsim_cache_stats_read(c, &st);
-				assert_int_equal(st.v[DCSIM_CS_DPUT_WARN], 2);
-				assert_int_equal(st.v[DCSIM_CS_KILL], 1);
-				assert_int_equal(st.v[DCSIM_CS_FREE], 1);
+				assert_int_equal(st.v[DCSIM_CS_DPUT_WARN], 4);
+				assert_int_equal(st.v[DCSIM_CS_KILL], 2);
+				assert_int_equal(st.v[DCSIM_CS_FREE], 2);
 			}
 			dcsim_dput(root);
 			w = dcsim_warn_count();
