@@ -152,7 +152,8 @@ int main(int argc, char **argv)
 		}
 		printf("\n");
 	}
-	printf("('-': not in that strategy's code; '!': expected and missed)\n");
+	printf("('-': not gated per strategy: not in its code, or rare and gated on the total;"
+	       " '!': expected and missed)\n");
 	for (int l = 0; l < DCSIM_COVER_NR; l++) {
 		for (size_t i = 0; i < nstrat; i++) {
 			if ((expected_labels(names[i]) & (1ull << l)) && !cover[i][l]) {
