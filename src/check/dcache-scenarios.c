@@ -860,7 +860,7 @@ static void check_spec(struct dscn *s, const struct dcsim_cache_snapshot *snap)
 		return;
 	}
 	if (serial_order(s, order, &n)) {
-		struct spec *sp = malloc(sizeof(*sp));
+		struct spec *sp = calloc(1, sizeof(*sp));
 		uint32_t slots[NTHREADS][NSLOTS];
 		struct dcsim_cache_snapshot want;
 

@@ -446,7 +446,12 @@ static uint32_t name_hash(const char *name, size_t len)
 static struct dcache_bucket *d_hash_bucket(struct dcsim_cache *c, const struct dcsim_dentry *parent,
 					   uint32_t hash)
 {
-	uint64_t x = (uint64_t)(uintptr_t)parent * 0x9e3779b97f4a7c15ull;
+	/*
+	 * The kernel salts with the parent's address; the model uses its id,
+	 * which is as unique while the parent lives and does not vary with
+	 * ASLR, so that explorer runs (and their coverage) are reproducible.
+	 */
+	uint64_t x = parent->d_id * 0x9e3779b97f4a7c15ull;
 
 	return &c->hash[(hash ^ (uint32_t)(x >> 32)) & c->hash_mask];
 }
@@ -551,6 +556,8 @@ struct dcsim_dentry *dcsim_d_alloc_root(struct dcsim_cache *c, const char *name)
 		return NULL;
 	inode = inode_alloc();
 	if (!inode) {
+		if (d->d_name != (const char *)d->d_iname)
+			free((void *)d->d_name);
 		free(d);
 		dstat_add(c, DCSIM_CS_NR_DENTRY, -1);
 		errno = ENOMEM;
