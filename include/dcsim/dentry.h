@@ -16,7 +16,9 @@
  *
  * Flags keep the kernel's 6.1 values and meanings.  The "type" bits stand in
  * for d_inode: a dentry is negative when (d_flags & DCSIM_DCACHE_ENTRY_TYPE)
- * is DCSIM_DCACHE_MISS_TYPE.  There are no inodes, hence no i_lock.
+ * is DCSIM_DCACHE_MISS_TYPE.  A positive dentry points to a stub inode
+ * that holds only what the kill paths lock (i_lock) and a count of its
+ * aliases; dcsim_d_add_link() gives a second name to the same inode.
  *
  * The structure is public only so that its size and layout can be checked;
  * use the accessors, never the fields.
@@ -32,6 +34,7 @@
 
 struct dcsim_cache;
 struct dcsim_dentry;
+struct dcsim_inode;
 
 /* d_flags: the kernel's 6.1 values (include/linux/dcache.h). */
 #define DCSIM_DCACHE_OP_DELETE		0x00000008u /* d_op->d_delete is set (static) */
@@ -111,6 +114,7 @@ struct dcsim_dentry {
 		struct dcsim_rcu_head d_rcu;	/* after the kill: deferred free */
 	};
 	struct dcsim_hlist_node *d_children;	/* first child; under d_lock */
+	struct dcsim_inode *d_inode;		/* NULL <=> negative; d_lock + i_lock */
 } __dcsim_cacheline_aligned;
 
 /* Accessors (lockless snapshots unless the caller holds the dentry stable). */
@@ -157,6 +161,14 @@ DCSIM_API void dcsim_d_clear_flags(struct dcsim_dentry *dentry, uint32_t flags);
  * or negative) and hash.  The caller holds a reference.
  */
 DCSIM_API void dcsim_d_add(struct dcsim_dentry *dentry, bool positive);
+
+/**
+ * dcsim_d_add_link() - models link(2) in the dcache: d_instantiate() of
+ * the unhashed @dentry with @target's inode, then d_rehash().  The caller
+ * holds references on both.
+ * Return: 0, or -EINVAL (@target negative, @dentry hashed, dead or a root).
+ */
+DCSIM_API int dcsim_d_add_link(struct dcsim_dentry *dentry, struct dcsim_dentry *target);
 
 /** dcsim_d_rehash() - models d_rehash(): hash an unhashed dentry. */
 DCSIM_API void dcsim_d_rehash(struct dcsim_dentry *dentry);

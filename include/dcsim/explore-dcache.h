@@ -7,11 +7,18 @@
  * that turns the cache's invariant checker into explorer failures.
  *
  * Each scenario builds a small tree in a fresh cache that uses the strategy
- * under test, runs 2-3 logical threads doing dput() against a racing
- * operation, and at quiescence checks every invariant of
- * dcsim_cache_check() with exact reference accounting (the only reference
- * held outside the cache is the root's), that no misuse warning fired, and
- * the scenario's own expectations (who must be killed, exactly once).
+ * under test, runs 3 logical threads, each a short program of cache calls
+ * (dput() against a racing operation), and at quiescence checks every
+ * invariant of dcsim_cache_check() with exact reference accounting (the
+ * only references held outside the cache are the root's and the
+ * directory's), the number of misuse warnings (0 but in "misuse"), the
+ * scenario's own expectations (who must be killed, exactly once), and the
+ * state against the executable spec (tests/differential/spec.c):
+ *  - if the execution was serial (no two calls overlapped), the spec run
+ *    in that order must give exactly the same snapshot (flags, counts,
+ *    hash and LRU membership and order, counters);
+ *  - otherwise the state (everything but LRU order) must be the final
+ *    state of at least one serial order of the threads' calls.
  * Deferred frees run after the check, so "freed while reachable" is caught
  * as a reachable DCSIM_DCACHE_FREED dentry rather than as a crash.
  *
@@ -24,6 +31,7 @@
  */
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <dcsim/cache.h>
 #include <dcsim/compiler.h>
@@ -38,8 +46,86 @@ enum dcsim_dcache_scenario {
 	DCSIM_DSCN_LOOKUP_SHRINK,	/* dput racing lookups and the shrinker */
 	DCSIM_DSCN_OP_DELETE,		/* final dputs of DCACHE_OP_DELETE dentries */
 	DCSIM_DSCN_CASCADE,		/* kills walking up while children are looked up */
+	DCSIM_DSCN_PRUNE_VS_DROP,	/* prune racing lookup + d_drop + dput (husks) */
+	DCSIM_DSCN_PRUNE_SIBLINGS,	/* two prunes on siblings, their parent cascading */
+	DCSIM_DSCN_INVALIDATE,		/* d_invalidate(dir) against prune and dput */
+	DCSIM_DSCN_SHRINK_ALL,		/* shrink_all against dput */
+	DCSIM_DSCN_DONTCACHE,		/* DONTCACHE/DISCONNECTED set during a final put */
+	DCSIM_DSCN_DGET_PARENT,		/* a dget_parent walk against a kill of the child */
+	DCSIM_DSCN_UNLINK_ALIAS,	/* final put against d_delete of a hard link (i_lock) */
+	DCSIM_DSCN_PRUNE_CREATE,	/* prune of a parent that gains a child meanwhile */
+	DCSIM_DSCN_MISUSE,		/* a put without a reference: exactly one warning */
 	DCSIM_DSCN_NR
 };
+
+/*
+ * Labelled slow paths of the cache model (src/dcache/cover.h), counted in
+ * check builds so that a suite can show which of them it reached.
+ */
+enum dcsim_dcache_cover {
+	DCSIM_COVER_HUSK_LEFT,		/* a kill left a husk on another's shrink list */
+	DCSIM_COVER_HUSK_FREED,		/* the shrink-list owner freed a husk */
+	DCSIM_COVER_SHRINK_BUSY,	/* shrink-list entry in use again: only unlinked */
+	DCSIM_COVER_KILL_RETRY,		/* 3.x dentry_kill(): trylock failed, dput restarted */
+	DCSIM_COVER_KILL_LOCK_PARENT,	/* 6.1 dentry_kill(): trylock failed, __lock_parent() */
+	DCSIM_COVER_KILL_KEPT,		/* 6.1 dentry_kill(): count moved while relocking: kept */
+	DCSIM_COVER_KILL_INODE_SLOW,	/* a kill's i_lock trylock failed */
+	DCSIM_COVER_RELOCK,		/* shrink_lock_dentry(): parent trylock failed */
+	DCSIM_COVER_RELOCK_FAIL,	/* ... and the dentry was in use after the relock */
+	DCSIM_COVER_LRU_SKIP,		/* dentry_lru_isolate(): d_lock trylock failed */
+	DCSIM_COVER_LRU_BUSY,		/* the shrinker took an in-use dentry off the LRU */
+	DCSIM_COVER_PARENT_ON_SHRINK,	/* __dput_to_list(): parent on a shrink list */
+	DCSIM_COVER_SHRINK_PARENT_WAIT,	/* shrink_dcache_parent(): waits for others' lists */
+	DCSIM_COVER_SHRINK_PARENT_VICTIM, /* select_collect2(): kills from another's list */
+	DCSIM_COVER_LOCK_FOR_KILL_SLOW,	/* 6.8 lock_for_kill(): i_lock trylock failed */
+	DCSIM_COVER_LOCK_FOR_KILL_FALSE, /* 6.8 lock_for_kill(): in use after relocking */
+	DCSIM_COVER_LOOKUP_RETRY,	/* lookup: d_seq moved after the reference was taken */
+	DCSIM_COVER_DGET_PARENT_SLOW,	/* dget_parent(): the lockless attempt failed */
+	DCSIM_COVER_HTM_LOCKED,		/* explicit abort codes, via dcache_count_htm_abort() */
+	DCSIM_COVER_HTM_UNHASHED,
+	DCSIM_COVER_HTM_NOLRU,
+	DCSIM_COVER_HTM_KILL,
+	DCSIM_COVER_HTM_BADCOUNT,
+	DCSIM_COVER_HTM_NOTREF,
+	DCSIM_COVER_NR
+};
+
+/** dcsim_dcache_cover_name() - short stable label ("husk_left"), NULL if out of range. */
+DCSIM_API const char *dcsim_dcache_cover_name(enum dcsim_dcache_cover label);
+
+/**
+ * dcsim_dcache_cover_read() - the process-wide count of each label since
+ * the last reset, into @out[DCSIM_COVER_NR].  Check builds only.
+ */
+DCSIM_API void dcsim_dcache_cover_read(uint64_t *out);
+
+/** dcsim_dcache_cover_reset() - zero the label counts (no cache operation may run). */
+DCSIM_API void dcsim_dcache_cover_reset(void);
+
+/*
+ * Planted faults of the cache model, for tests that show a checker
+ * catches them (check builds only; DCSIM_DCACHE_FAULT_NONE is the library).
+ */
+enum dcsim_dcache_fault {
+	DCSIM_DCACHE_FAULT_NONE,
+	/* a kill of a dentry on another thread's shrink list unlinks and frees it */
+	DCSIM_DCACHE_FAULT_HUSK_FREED_EARLY,
+	DCSIM_DCACHE_FAULT_NR
+};
+
+/** dcsim_dcache_set_fault() - plant @fault in every cache of the process. */
+DCSIM_API void dcsim_dcache_set_fault(enum dcsim_dcache_fault fault);
+
+/* How the scenarios' end states were compared with the spec. */
+enum dcsim_spec_check {
+	DCSIM_SPEC_CHECK_SERIAL,	/* serial execution: exact, in the order run */
+	DCSIM_SPEC_CHECK_ANY_ORDER,	/* overlapping calls: the end state of some order */
+	DCSIM_SPEC_CHECK_NONE,		/* a shrinker skipped a busy dentry: invariants only */
+	DCSIM_SPEC_CHECK_NR
+};
+
+/** dcsim_dcache_spec_checks() - executions judged each way so far, into @out[DCSIM_SPEC_CHECK_NR]. */
+DCSIM_API void dcsim_dcache_spec_checks(unsigned long *out);
 
 /** dcsim_dcache_scenario_name() - short stable name ("final-dputs"), NULL if out of range. */
 DCSIM_API const char *dcsim_dcache_scenario_name(enum dcsim_dcache_scenario scn);

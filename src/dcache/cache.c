@@ -15,18 +15,23 @@
  * cache->lru_lock protects the LRU list (d_lru links of LRU entries).
  * bucket->lock protects a hash chain; readers walk it under RCU only.
  * cache->roots_lock protects the list of roots.
+ * inode->i_lock protects d_inode (with d_lock) and the inode's alias count.
  * A dentry on a private shrink list (DCACHE_SHRINK_LIST) is linked by d_lru
  * into a list owned by one thread; other threads change it only under d_lock
  * and never unlink it (they leave a killed "husk" for the owner to free).
  *
  * Lock order:
+ *   inode->i_lock
  *   parent->d_lock
  *     child->d_lock
  *       cache->lru_lock, bucket->lock, cache->roots_lock (leaves)
  * Going up (child held, parent wanted) is only ever a trylock; on failure
  * the child is unlocked and the operation retried (dentry_kill()), or the
  * locks are retaken in order (shrink_lock_dentry(), the retain strategy).
- * The shrinker holds lru_lock and only trylocks d_lock.
+ * The shrinker holds lru_lock and only trylocks d_lock.  Code holding
+ * d_lock only trylocks i_lock; on failure it drops d_lock and retakes both
+ * in order (lock_for_kill(), shrink_lock_dentry(), 6.1 dentry_kill()) or
+ * restarts (3.x dentry_kill()).
  *
  * Memory: dentries are freed through dcsim_call_rcu() after the kill, so a
  * lockless reader (RCU lookup, fast_dput after its count reached zero) may
@@ -111,6 +116,81 @@ struct dcsim_lockref *dcsim_d_lockref(struct dcsim_dentry *d)
 {
 	return &d->d_lockref;
 }
+
+/* ---- labelled paths and planted faults (check builds) --------------------- */
+
+static const char *const cover_names[DCSIM_COVER_NR] = {
+	[DCSIM_COVER_HUSK_LEFT] = "husk_left",
+	[DCSIM_COVER_HUSK_FREED] = "husk_freed",
+	[DCSIM_COVER_SHRINK_BUSY] = "shrink_busy",
+	[DCSIM_COVER_KILL_RETRY] = "kill_retry",
+	[DCSIM_COVER_KILL_LOCK_PARENT] = "kill_lock_parent",
+	[DCSIM_COVER_KILL_KEPT] = "kill_kept",
+	[DCSIM_COVER_KILL_INODE_SLOW] = "kill_inode_slow",
+	[DCSIM_COVER_RELOCK] = "relock",
+	[DCSIM_COVER_RELOCK_FAIL] = "relock_fail",
+	[DCSIM_COVER_LRU_SKIP] = "lru_skip",
+	[DCSIM_COVER_LRU_BUSY] = "lru_busy",
+	[DCSIM_COVER_PARENT_ON_SHRINK] = "parent_on_shrink",
+	[DCSIM_COVER_SHRINK_PARENT_WAIT] = "shrink_parent_wait",
+	[DCSIM_COVER_SHRINK_PARENT_VICTIM] = "shrink_parent_victim",
+	[DCSIM_COVER_LOCK_FOR_KILL_SLOW] = "lock_for_kill_slow",
+	[DCSIM_COVER_LOCK_FOR_KILL_FALSE] = "lock_for_kill_false",
+	[DCSIM_COVER_LOOKUP_RETRY] = "lookup_retry",
+	[DCSIM_COVER_DGET_PARENT_SLOW] = "dget_parent_slow",
+	[DCSIM_COVER_HTM_LOCKED] = "htm_locked",
+	[DCSIM_COVER_HTM_UNHASHED] = "htm_unhashed",
+	[DCSIM_COVER_HTM_NOLRU] = "htm_nolru",
+	[DCSIM_COVER_HTM_KILL] = "htm_kill",
+	[DCSIM_COVER_HTM_BADCOUNT] = "htm_badcount",
+	[DCSIM_COVER_HTM_NOTREF] = "htm_notref",
+};
+
+const char *dcsim_dcache_cover_name(enum dcsim_dcache_cover label)
+{
+	if ((unsigned int)label >= DCSIM_COVER_NR)
+		return NULL;
+	return cover_names[label];
+}
+
+#if DCSIM_CHECK
+/* Relaxed, not schedule points: counting must not change the interleaving. */
+static uint64_t cover_count[DCSIM_COVER_NR];
+static enum dcsim_dcache_fault dcache_fault;
+
+void __dcache_cover(enum dcsim_dcache_cover label)
+{
+	__atomic_fetch_add(&cover_count[label], 1, __ATOMIC_RELAXED);
+}
+
+void dcsim_dcache_cover_read(uint64_t *out)
+{
+	for (unsigned int i = 0; i < DCSIM_COVER_NR; i++)
+		out[i] = __atomic_load_n(&cover_count[i], __ATOMIC_RELAXED);
+}
+
+void dcsim_dcache_cover_reset(void)
+{
+	for (unsigned int i = 0; i < DCSIM_COVER_NR; i++)
+		__atomic_store_n(&cover_count[i], 0, __ATOMIC_RELAXED);
+}
+
+void dcsim_dcache_set_fault(enum dcsim_dcache_fault fault)
+{
+	__atomic_store_n(&dcache_fault, fault, __ATOMIC_RELAXED);
+}
+
+static bool dcache_faulty(enum dcsim_dcache_fault fault)
+{
+	return __atomic_load_n(&dcache_fault, __ATOMIC_RELAXED) == fault;
+}
+#else
+static bool dcache_faulty(enum dcsim_dcache_fault fault)
+{
+	(void)fault;
+	return false;
+}
+#endif
 
 /* ---- statistics ----------------------------------------------------------- */
 
@@ -223,6 +303,8 @@ void dcache_count_htm_abort(struct dcsim_cache *c, dcsim_htm_status_t status)
 	dstat_inc(c, DCSIM_CS_HTM_ABORT);
 	switch (a.cause) {
 	case DCSIM_HTM_CAUSE_EXPLICIT:
+		if (a.code >= DCSIM_DCACHE_HTM_LOCKED && a.code <= DCSIM_DCACHE_HTM_NOTREF)
+			dcache_cover(DCSIM_COVER_HTM_LOCKED + (a.code - DCSIM_DCACHE_HTM_LOCKED));
 		switch (a.code) {
 		case DCSIM_DCACHE_HTM_LOCKED:	s = DCSIM_CS_HTM_ABORT_LOCKED; break;
 		case DCSIM_DCACHE_HTM_UNHASHED:	s = DCSIM_CS_HTM_ABORT_UNHASHED; break;
@@ -396,7 +478,12 @@ static uint32_t name_hash(const char *name, size_t len)
 static struct dcache_bucket *d_hash_bucket(struct dcsim_cache *c, const struct dcsim_dentry *parent,
 					   uint32_t hash)
 {
-	uint64_t x = (uint64_t)(uintptr_t)parent * 0x9e3779b97f4a7c15ull;
+	/*
+	 * The kernel salts with the parent's address; the model uses its id,
+	 * which is as unique while the parent lives and does not vary with
+	 * ASLR, so that explorer runs (and their coverage) are reproducible.
+	 */
+	uint64_t x = parent->d_id * 0x9e3779b97f4a7c15ull;
 
 	return &c->hash[(hash ^ (uint32_t)(x >> 32)) & c->hash_mask];
 }
@@ -447,15 +534,71 @@ static struct dcsim_dentry *__d_alloc(struct dcsim_cache *c, const char *name, b
 	return d;
 }
 
+/* ---- stub inodes --------------------------------------------------------- */
+
+static struct dcsim_inode *inode_alloc(void)
+{
+	struct dcsim_inode *inode = calloc(1, sizeof(*inode));
+
+	if (inode)
+		dcsim_spin_lock_init(&inode->i_lock);
+	return inode;
+}
+
+static void inode_free_rcu(struct dcsim_rcu_head *head)
+{
+	free(dcsim_container_of(head, struct dcsim_inode, i_rcu));
+}
+
+/* models d_instantiate()'s __d_set_inode_and_type(): i_lock and d_lock held */
+static void __d_set_inode(struct dcsim_dentry *d, struct dcsim_inode *inode, uint32_t type)
+{
+	WRITE_ONCE(inode->i_count, READ_ONCE(inode->i_count) + 1);
+	WRITE_ONCE(d->d_inode, inode);
+	__d_set_flags(d, type);
+}
+
+/*
+ * models fs/dcache.c:dentry_unlink_inode() + iput(): d_lock and the
+ * inode's i_lock held; drops i_lock (the kernel drops d_lock too, the
+ * callers here keep it).  The dentry becomes negative; the last alias
+ * frees the inode after a grace period.
+ */
+void dentry_unlink_inode(struct dcsim_dentry *d)
+{
+	struct dcsim_inode *inode = READ_ONCE(d->d_inode);
+	uint32_t left;
+
+	__d_clear_flags(d, DCSIM_DCACHE_ENTRY_TYPE);
+	WRITE_ONCE(d->d_inode, NULL);
+	left = READ_ONCE(inode->i_count) - 1;
+	WRITE_ONCE(inode->i_count, left);
+	dcsim_spin_unlock(&inode->i_lock);
+	if (!left)
+		dcsim_call_rcu(&inode->i_rcu, inode_free_rcu);
+}
+
 /* models fs/dcache.c:d_make_root() */
 struct dcsim_dentry *dcsim_d_alloc_root(struct dcsim_cache *c, const char *name)
 {
 	struct dcsim_dentry *d = __d_alloc(c, name, true);
+	struct dcsim_inode *inode;
 
 	if (!d)
 		return NULL;
+	inode = inode_alloc();
+	if (!inode) {
+		if (d->d_name != (const char *)d->d_iname)
+			free((void *)d->d_name);
+		free(d);
+		dstat_add(c, DCSIM_CS_NR_DENTRY, -1);
+		errno = ENOMEM;
+		return NULL;
+	}
 	d->d_parent = d;
 	d->d_flags = DCSIM_DCACHE_DIRECTORY_TYPE;
+	d->d_inode = inode;
+	inode->i_count = 1;
 	/* Publish the initialised dentry with the release of roots_lock. */
 	dcsim_spin_lock(&c->roots_lock);
 	hlist_add_head(&d->d_sib, &c->roots);
@@ -562,17 +705,63 @@ void dcsim_d_rehash(struct dcsim_dentry *d)
 /* models fs/dcache.c:d_add() = d_instantiate() + d_rehash() */
 void dcsim_d_add(struct dcsim_dentry *d, bool positive)
 {
+	struct dcsim_inode *inode = NULL;
+
 	if (WARN_ON_ONCE(!dcache_alive(d->d_cache)))
 		return;
+	/* A new inode: its i_lock is ours alone, taken first as the order says. */
+	if (positive) {
+		inode = inode_alloc();
+		if (WARN_ON_ONCE(!inode))
+			return;
+		dcsim_spin_lock(&inode->i_lock);
+	}
 	d_lock(d);
-	if (WARN_ON_ONCE(IS_ROOT(d) || d_cnt(d) <= 0 || !d_unhashed(d))) {
+	if (WARN_ON_ONCE(IS_ROOT(d) || d_cnt(d) <= 0 || !d_unhashed(d) || READ_ONCE(d->d_inode))) {
 		d_unlock(d);
+		if (inode) {
+			dcsim_spin_unlock(&inode->i_lock);
+			free(inode);
+		}
 		return;
 	}
-	if (positive)
-		__d_set_flags(d, DCSIM_DCACHE_REGULAR_TYPE);
+	if (inode)
+		__d_set_inode(d, inode, DCSIM_DCACHE_REGULAR_TYPE);
 	__d_rehash(d);
 	d_unlock(d);
+	if (inode)
+		dcsim_spin_unlock(&inode->i_lock);
+}
+
+/* models vfs_link()'s d_instantiate(new, inode) + d_rehash() */
+int dcsim_d_add_link(struct dcsim_dentry *d, struct dcsim_dentry *target)
+{
+	struct dcsim_inode *inode;
+	int err = -EINVAL;
+
+	if (WARN_ON_ONCE(!dcache_alive(d->d_cache) || target->d_cache != d->d_cache))
+		return -EINVAL;
+	/* The inode outlives a concurrent unlink of @target by a grace period. */
+	dcsim_rcu_read_lock();
+	inode = READ_ONCE(target->d_inode);
+	if (!inode) {
+		dcsim_rcu_read_unlock();
+		return -EINVAL;
+	}
+	dcsim_spin_lock(&inode->i_lock);
+	dcsim_rcu_read_unlock();
+	/* Still an alias of @target's inode?  (Unlinked meanwhile: refuse.) */
+	if (READ_ONCE(target->d_inode) == inode && READ_ONCE(inode->i_count)) {
+		d_lock(d);
+		if (!IS_ROOT(d) && d_cnt(d) > 0 && d_unhashed(d) && !READ_ONCE(d->d_inode)) {
+			__d_set_inode(d, inode, DCSIM_DCACHE_REGULAR_TYPE);
+			__d_rehash(d);
+			err = 0;
+		}
+		d_unlock(d);
+	}
+	dcsim_spin_unlock(&inode->i_lock);
+	return err;
 }
 
 /*
@@ -611,17 +800,41 @@ void dcsim_d_drop(struct dcsim_dentry *d)
 	d_unlock(d);
 }
 
-/* models fs/dcache.c:d_delete(); no inode, so "unlink the inode" = go negative */
+/*
+ * models fs/dcache.c:d_delete(): i_lock, then d_lock (the inode lock comes
+ * first); the only user unlinks the inode (the dentry goes negative),
+ * otherwise it is unhashed.
+ */
 void dcsim_d_delete(struct dcsim_dentry *d)
 {
+	struct dcsim_inode *inode;
+
 	if (WARN_ON_ONCE(!dcache_alive(d->d_cache)))
 		return;
-	d_lock(d);
-	if (d_cnt(d) == 1)
-		__d_clear_flags(d, DCSIM_DCACHE_ENTRY_TYPE);
-	else
+	dcsim_rcu_read_lock();
+	for (;;) {
+		inode = READ_ONCE(d->d_inode);
+		if (inode)
+			dcsim_spin_lock(&inode->i_lock);
+		d_lock(d);
+		if (likely(READ_ONCE(d->d_inode) == inode))
+			break;
+		/* Made negative between the read and the locks: look again. */
+		d_unlock(d);
+		if (inode)
+			dcsim_spin_unlock(&inode->i_lock);
+	}
+	dcsim_rcu_read_unlock();
+	if (d_cnt(d) == 1 && inode) {
+		dentry_unlink_inode(d);
+		d_unlock(d);
+		return;
+	}
+	if (d_cnt(d) != 1)
 		__d_drop(d);
 	d_unlock(d);
+	if (inode)
+		dcsim_spin_unlock(&inode->i_lock);
 }
 
 /* ---- lookup and references ---------------------------------------------- */
@@ -666,6 +879,7 @@ again:
 		 */
 		smp_rmb();
 		if (READ_ONCE(d->d_seq) != seq) {
+			dcache_cover(DCSIM_COVER_LOOKUP_RETRY);
 			dcsim_rcu_read_unlock();
 			dcsim_dput(d);
 			dstat_inc(c, DCSIM_CS_LOOKUP_RETRY);
@@ -717,6 +931,7 @@ struct dcsim_dentry *dcsim_dget_parent(struct dcsim_dentry *d)
 			return p;
 		dcsim_dput(p);
 	}
+	dcache_cover(DCSIM_COVER_DGET_PARENT_SLOW);
 	/* Locked: no rename in the model, so d_parent cannot change under us. */
 	dcsim_rcu_read_lock();
 	p = READ_ONCE(d->d_parent);
@@ -781,8 +996,10 @@ void d_shrink_del(struct dcsim_dentry *d)
 
 /*
  * models fs/dcache.c:retain_dentry() of 6.1: d_lock held, count == 1 (the
- * caller's reference).  Return: true if the dentry stays cached; the count
- * is then 0 and the LRU state updated.  False: the caller must kill it.
+ * caller's reference).  Return: true if the dentry stays cached; the
+ * caller's reference is then dropped (decremented, as the kernel does, so
+ * that a wrong count is not papered over) and the LRU state updated.
+ * False: the caller must kill it.
  * @style selects what a final put does to a dentry not yet on the LRU.
  */
 bool retain_dentry(struct dcsim_dentry *d, enum dcsim_retain_style style)
@@ -801,7 +1018,7 @@ bool retain_dentry(struct dcsim_dentry *d, enum dcsim_retain_style style)
 	}
 	if (f & DCSIM_DCACHE_DONTCACHE)
 		return false;
-	d_set_cnt(d, 0);
+	d_set_cnt(d, d_cnt(d) - 1);
 	if (!(f & DCSIM_DCACHE_LRU_LIST)) {
 		d_lru_add(d);
 		if (style == DCSIM_RETAIN_ALWAYS_REFERENCED)
@@ -860,11 +1077,30 @@ void dentry_free(struct dcsim_dentry *d)
 }
 
 /*
- * models fs/dcache.c:__dentry_kill() of 3.12..6.7, entered with d_lock and
- * (unless @d is a root) the parent's d_lock held, @parent == d_parent.
- * Marks it dead, takes it off the LRU (not off a shrink list: that list's
- * owner unlinks it and frees the husk), unhashes, unlists, drops both
- * locks and frees.  The caller drops the reference on @parent.
+ * The dead @d's last lock holder decides (d_lock held): free it now, or,
+ * if it sits on a shrink list, leave the husk for the list's owner, who
+ * unlinks and frees it (the kernel's DCACHE_MAY_FREE protocol).
+ */
+bool dentry_may_free(struct dcsim_dentry *d)
+{
+	if (!(d_flags_read(d) & DCSIM_DCACHE_SHRINK_LIST))
+		return true;
+	if (dcache_faulty(DCSIM_DCACHE_FAULT_HUSK_FREED_EARLY)) {
+		/* Planted bug: unlink it from a list we do not own, and free it. */
+		d_shrink_del(d);
+		return true;
+	}
+	dcache_cover(DCSIM_COVER_HUSK_LEFT);
+	return false;
+}
+
+/*
+ * models fs/dcache.c:__dentry_kill() of 3.12..6.7, entered with d_lock,
+ * the inode's i_lock if positive, and (unless @d is a root) the parent's
+ * d_lock held, @parent == d_parent.  Marks it dead, takes it off the LRU
+ * (not off a shrink list: that list's owner unlinks it and frees the
+ * husk), unhashes, unlists, unlinks the inode, drops the locks and frees.
+ * The caller drops the reference on @parent.
  */
 void __dentry_kill(struct dcsim_dentry *d, struct dcsim_dentry *parent)
 {
@@ -881,36 +1117,142 @@ void __dentry_kill(struct dcsim_dentry *d, struct dcsim_dentry *parent)
 	dentry_unlist(d, parent);
 	if (parent)
 		d_unlock(parent);
+	if (READ_ONCE(d->d_inode))
+		dentry_unlink_inode(d);
 	dstat_inc(c, DCSIM_CS_KILL);
-	can_free = !(d_flags_read(d) & DCSIM_DCACHE_SHRINK_LIST);
+	can_free = dentry_may_free(d);
 	d_unlock(d);
 	if (can_free)
 		dentry_free(d);
 }
 
 /*
- * models fs/dcache.c:dentry_kill() in its 3.x/4.0 shape: d_lock held, the
- * caller's reference still counted.  The parent's lock is only trylocked
- * (we hold the child, the lock order is parent first); on failure drop
- * everything and let the caller retry the whole dput on @d.
- * Return: the parent whose reference the caller must now drop, @d itself
- * to retry, or NULL (a root).  No lock held.
+ * models fs/dcache.c:__lock_parent() (4.17+): d_lock held, not a root.
+ * Drop it, lock the parent, relock the child in order.  The child's
+ * reference (still counted) pins the parent; RCU as the kernel does.
+ * Without rename d_parent cannot change, so no recheck loop is needed.
  */
-struct dcsim_dentry *dentry_kill(struct dcsim_dentry *d)
+static struct dcsim_dentry *__lock_parent(struct dcsim_dentry *d)
 {
+	struct dcsim_dentry *parent;
+
+	dcsim_rcu_read_lock();
+	d_unlock(d);
+	parent = READ_ONCE(d->d_parent);
+	d_lock(parent);
+	dcsim_rcu_read_unlock();
+	d_lock(d);
+	return parent;
+}
+
+/*
+ * models fs/dcache.c:dentry_kill() of 4.17..6.7: d_lock held, count 1 (the
+ * caller's reference, kept across every window in which d_lock is
+ * dropped).  i_lock and the parent's lock are trylocked; on failure they
+ * are taken in order (i_lock, parent, child) and the decision is made
+ * again: another reference appeared (drop ours, keep it), or it may now
+ * be retained, or it dies.
+ * Return: the parent whose reference the caller must now drop, or NULL
+ * (kept, or a root).  No lock held.
+ */
+static struct dcsim_dentry *dentry_kill_417(struct dcsim_dentry *d)
+{
+	struct dcsim_inode *inode = READ_ONCE(d->d_inode);
 	struct dcsim_dentry *parent = NULL;
 
+	if (inode && unlikely(!dcsim_spin_trylock(&inode->i_lock)))
+		goto slow_positive;
 	if (!IS_ROOT(d)) {
 		parent = READ_ONCE(d->d_parent);
-		if (!d_trylock(parent)) {
-			d_unlock(d);
+		if (unlikely(!d_trylock(parent))) {
+			dcache_cover(DCSIM_COVER_KILL_LOCK_PARENT);
 			dstat_inc(d->d_cache, DCSIM_CS_KILL_RETRY);
-			cpu_relax();
-			return d;
+			parent = __lock_parent(d);
+			/* Our reference kept it alive; nobody could give it an inode. */
+			WARN_ON_ONCE(!inode && READ_ONCE(d->d_inode));
+			goto got_locks;
 		}
 	}
 	__dentry_kill(d, parent);
 	return parent;
+
+slow_positive:
+	dcache_cover(DCSIM_COVER_KILL_INODE_SLOW);
+	/* The inode is pinned: our reference keeps d positive (d_delete needs count 1). */
+	d_unlock(d);
+	dcsim_spin_lock(&inode->i_lock);
+	d_lock(d);
+	if (!IS_ROOT(d)) {
+		parent = READ_ONCE(d->d_parent);
+		if (unlikely(!d_trylock(parent))) {
+			dcache_cover(DCSIM_COVER_KILL_LOCK_PARENT);
+			parent = __lock_parent(d);
+		}
+	}
+got_locks:
+	if (unlikely(d_cnt(d) != 1)) {
+		/* Somebody got a reference meanwhile: ours is just dropped. */
+		d_set_cnt(d, d_cnt(d) - 1);
+	} else if (likely(!retain_dentry(d, d->d_cache->retain_style))) {
+		__dentry_kill(d, parent);
+		return parent;
+	}
+	dcache_cover(DCSIM_COVER_KILL_KEPT);
+	if (inode)
+		dcsim_spin_unlock(&inode->i_lock);
+	if (parent)
+		d_unlock(parent);
+	d_unlock(d);
+	return NULL;
+}
+
+/*
+ * models fs/dcache.c:dentry_kill() in its 3.x/4.0..4.16 shape: d_lock held,
+ * the caller's reference still counted.  The inode's and the parent's
+ * locks are only trylocked (we hold the child; the lock order is i_lock,
+ * then parent, then child); on failure drop everything and let the caller
+ * retry the whole dput on @d.
+ * Return: the parent whose reference the caller must now drop, @d itself
+ * to retry, or NULL (a root).  No lock held.
+ */
+static struct dcsim_dentry *dentry_kill_3x(struct dcsim_dentry *d)
+{
+	struct dcsim_inode *inode = READ_ONCE(d->d_inode);
+	struct dcsim_dentry *parent = NULL;
+
+	if (inode && !dcsim_spin_trylock(&inode->i_lock)) {
+		dcache_cover(DCSIM_COVER_KILL_INODE_SLOW);
+		goto retry;
+	}
+	if (!IS_ROOT(d)) {
+		parent = READ_ONCE(d->d_parent);
+		if (!d_trylock(parent)) {
+			if (inode)
+				dcsim_spin_unlock(&inode->i_lock);
+			goto retry;
+		}
+	}
+	__dentry_kill(d, parent);
+	return parent;
+retry:
+	d_unlock(d);
+	dcache_cover(DCSIM_COVER_KILL_RETRY);
+	dstat_inc(d->d_cache, DCSIM_CS_KILL_RETRY);
+	cpu_relax();
+	return d;
+}
+
+/*
+ * The kill of the strategy's era: the trylock-and-restart loop of 3.x for
+ * the 3.x retain style (locked, lockref, rtm), the __lock_parent() kill of
+ * 4.17+ for the 4.13+ style (fast, fast-htm, and users' strategies of that
+ * style).  Contract as dentry_kill_3x(); the 4.17 form never returns @d.
+ */
+struct dcsim_dentry *dentry_kill(struct dcsim_dentry *d)
+{
+	if (d->d_cache->retain_style == DCSIM_RETAIN_LRU_THEN_REFERENCED)
+		return dentry_kill_417(d);
+	return dentry_kill_3x(d);
 }
 
 /*

@@ -335,6 +335,18 @@ unsigned int dcsim_cache_check(struct dcsim_cache *c, const struct dcsim_held_re
 		}
 		if (dcsim_spin_is_locked(&d->d_lockref.lock))
 			report(&r, "#%" PRIu64 " '%s' d_lock held at quiescence", d->d_id, d->d_name);
+		{
+			struct dcsim_inode *inode = READ_ONCE(d->d_inode);
+
+			if (!!inode != !!(f & DCSIM_DCACHE_ENTRY_TYPE))
+				report(&r, "#%" PRIu64 " '%s' %s", d->d_id, d->d_name,
+				       inode ? "negative with an inode" : "positive without an inode");
+			else if (inode && (dcsim_spin_is_locked(&inode->i_lock) ||
+					   !READ_ONCE(inode->i_count)))
+				report(&r, "#%" PRIu64 " '%s' inode %s", d->d_id, d->d_name,
+				       READ_ONCE(inode->i_count) ? "i_lock held at quiescence" :
+								   "with no aliases");
+		}
 		if ((flags & DCSIM_CHECK_REFS_EXACT) ? cnt != children + refs : cnt < children + refs)
 			report(&r, "#%" PRIu64 " '%s' count %" PRId32 " but %" PRId32
 			       " children and %" PRId32 " held references%s", d->d_id, d->d_name,

@@ -21,6 +21,7 @@
 
 #include "../internal.h"
 #include "../thread.h"
+#include "cover.h"
 
 #define DCACHE_MAGIC_ALIVE	0x44434143u	/* "DCAC" */
 #define DCACHE_MAGIC_DEAD	0xdeadcac3u
@@ -55,6 +56,18 @@ struct dcsim_cache {
 	/* root dentries (the kernel's s_roots / s_root) */
 	dcsim_spinlock_t roots_lock __dcsim_cacheline_aligned;
 	struct dcsim_hlist_node *roots;
+};
+
+/*
+ * models struct inode, reduced to what the dcache locks: i_lock (taken
+ * before d_lock, or trylocked under it) and the number of aliases.  Freed
+ * after a grace period: lock_for_kill() and shrink_lock_dentry() lock an
+ * inode they read under d_lock after dropping d_lock, under RCU.
+ */
+struct dcsim_inode {
+	dcsim_spinlock_t i_lock;
+	uint32_t i_count;		/* dentries whose d_inode is this; under i_lock */
+	struct dcsim_rcu_head i_rcu;
 };
 
 /* ---- small helpers -------------------------------------------------------- */
@@ -254,6 +267,8 @@ void d_shrink_del(struct dcsim_dentry *d);
 void __d_drop(struct dcsim_dentry *d);
 void dentry_unlist(struct dcsim_dentry *d, struct dcsim_dentry *parent);
 void dentry_free(struct dcsim_dentry *d);
+void dentry_unlink_inode(struct dcsim_dentry *d);
+bool dentry_may_free(struct dcsim_dentry *d);
 void __dentry_kill(struct dcsim_dentry *d, struct dcsim_dentry *parent);
 struct dcsim_dentry *dentry_kill(struct dcsim_dentry *d);
 bool retain_dentry(struct dcsim_dentry *d, enum dcsim_retain_style style);

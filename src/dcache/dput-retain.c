@@ -52,17 +52,43 @@ static bool retain_dentry_68(struct dcsim_dentry *d, bool locked)
 }
 
 /*
- * models fs/dcache.c:lock_for_kill(): d_lock held.  Without inodes there is
- * no i_lock to take, so it reduces to the count test.
+ * models fs/dcache.c:lock_for_kill(): d_lock and RCU held.  A positive
+ * dentry's i_lock ranks above d_lock, so it is trylocked, and on failure
+ * d_lock is dropped and both are taken in order; meanwhile the dentry may
+ * have been grabbed (count no longer 0) or unlinked (another inode).
+ * Return: true with d_lock and the inode's i_lock held, count 0: kill it.
+ * False with d_lock held only: somebody else owns it now.
  */
 static bool lock_for_kill(struct dcsim_dentry *d)
 {
-	return d_cnt(d) == 0;
+	struct dcsim_inode *inode = READ_ONCE(d->d_inode);
+
+	if (unlikely(d_cnt(d)))
+		return false;
+	if (!inode || likely(dcsim_spin_trylock(&inode->i_lock)))
+		return true;
+	dcache_cover(DCSIM_COVER_LOCK_FOR_KILL_SLOW);
+	do {
+		d_unlock(d);
+		/* RCU (our caller's) keeps the inode's memory. */
+		dcsim_spin_lock(&inode->i_lock);
+		d_lock(d);
+		if (likely(inode == READ_ONCE(d->d_inode)))
+			break;
+		dcsim_spin_unlock(&inode->i_lock);
+		inode = READ_ONCE(d->d_inode);
+	} while (inode);
+	if (likely(!d_cnt(d)))
+		return true;
+	dcache_cover(DCSIM_COVER_LOCK_FOR_KILL_FALSE);
+	if (inode)
+		dcsim_spin_unlock(&inode->i_lock);
+	return false;
 }
 
 /*
- * models fs/dcache.c:__dentry_kill() (6.8+): d_lock held, count 0, parent
- * NOT locked.  Kill, drop d_lock, then lock parent and child in order to
+ * models fs/dcache.c:__dentry_kill() (6.8+): d_lock (and the inode's
+ * i_lock, if positive) held, count 0, parent NOT locked.  Kill, drop d_lock, then lock parent and child in order to
  * unlist.  Return: the parent, locked with its count dropped to 0 (the
  * caller decides its fate), or NULL.
  */
@@ -79,6 +105,8 @@ static struct dcsim_dentry *__dentry_kill_68(struct dcsim_dentry *d)
 	    DCSIM_DCACHE_LRU_LIST)
 		d_lru_del(d);
 	__d_drop(d);
+	if (READ_ONCE(d->d_inode))
+		dentry_unlink_inode(d);
 	d_unlock(d);
 	dstat_inc(c, DCSIM_CS_KILL);
 	if (!IS_ROOT(d)) {
@@ -89,7 +117,7 @@ static struct dcsim_dentry *__dentry_kill_68(struct dcsim_dentry *d)
 	d_lock(d);
 	dentry_unlist(d, parent);
 	/* On someone's shrink list: its owner frees the husk. */
-	can_free = !(d_flags_read(d) & DCSIM_DCACHE_SHRINK_LIST);
+	can_free = dentry_may_free(d);
 	d_unlock(d);
 	if (can_free)
 		dentry_free(d);

@@ -42,10 +42,13 @@ static void d_lru_shrink_move(struct dcsim_dentry *d, struct dcsim_list_head *li
  */
 static enum lru_status dentry_lru_isolate(struct dcsim_dentry *d, struct dcsim_list_head *dispose)
 {
-	if (!d_trylock(d))
+	if (!d_trylock(d)) {
+		dcache_cover(DCSIM_COVER_LRU_SKIP);
 		return LRU_SKIP;
+	}
 	if (d_cnt(d)) {
 		/* In use: off the LRU; its next final dput puts it back. */
+		dcache_cover(DCSIM_COVER_LRU_BUSY);
 		d_lru_isolate(d);
 		d_unlock(d);
 		return LRU_REMOVED;
@@ -62,28 +65,45 @@ static enum lru_status dentry_lru_isolate(struct dcsim_dentry *d, struct dcsim_l
 }
 
 /*
- * models fs/dcache.c:shrink_lock_dentry(): d_lock and RCU held.  Return:
- * true holding d_lock and (unless a root) the parent's d_lock, count 0;
- * false holding d_lock only (busy or dead).
+ * models fs/dcache.c:shrink_lock_dentry() (6.1): d_lock and RCU held.
+ * Return: true holding d_lock, the inode's i_lock if positive and (unless
+ * a root) the parent's d_lock, count 0; false holding d_lock only (busy
+ * or dead).
  */
 static bool shrink_lock_dentry(struct dcsim_dentry *d)
 {
+	struct dcsim_inode *inode;
 	struct dcsim_dentry *parent;
 
 	if (d_cnt(d))
 		return false;
+	inode = READ_ONCE(d->d_inode);
+	if (inode && unlikely(!dcsim_spin_trylock(&inode->i_lock))) {
+		/* i_lock comes first; RCU keeps the inode's memory meanwhile. */
+		d_unlock(d);
+		dcsim_spin_lock(&inode->i_lock);
+		d_lock(d);
+		/* In use again, or a new inode: somebody had grabbed it. */
+		if (unlikely(d_cnt(d)) || unlikely(READ_ONCE(d->d_inode) != inode))
+			goto out;
+	}
 	if (IS_ROOT(d))
 		return true;
 	parent = READ_ONCE(d->d_parent);
 	if (likely(d_trylock(parent)))
 		return true;
 	/* Retake in order; RCU keeps the parent's memory if it dies meanwhile. */
+	dcache_cover(DCSIM_COVER_RELOCK);
 	d_unlock(d);
 	d_lock(parent);
 	d_lock(d);
 	if (likely(!d_cnt(d)))
 		return true;
+	dcache_cover(DCSIM_COVER_RELOCK_FAIL);
 	d_unlock(parent);
+out:
+	if (inode)
+		dcsim_spin_unlock(&inode->i_lock);
 	return false;
 }
 
@@ -95,6 +115,7 @@ static void __dput_to_list(struct dcsim_dentry *p, struct dcsim_list_head *list)
 	dstat_inc(p->d_cache, DCSIM_CS_PARENT_PUT);
 	if (unlikely(d_flags_read(p) & DCSIM_DCACHE_SHRINK_LIST)) {
 		/* Its list's owner deals with it. */
+		dcache_cover(DCSIM_COVER_PARENT_ON_SHRINK);
 		d_set_cnt(p, d_cnt(p) - 1);
 		return;
 	}
@@ -130,6 +151,7 @@ unsigned long shrink_dentry_list(struct dcsim_cache *c, struct dcsim_list_head *
 			/* A husk: killed by someone else while on our list. */
 			can_free = d_cnt(d) < 0 &&
 				   (d_flags_read(d) & DCSIM_DCACHE_DENTRY_KILLED);
+			dcache_cover(can_free ? DCSIM_COVER_HUSK_FREED : DCSIM_COVER_SHRINK_BUSY);
 			d_unlock(d);
 			if (can_free)
 				dentry_free(d);
@@ -188,8 +210,10 @@ unsigned long dcsim_shrink_all(struct dcsim_cache *c)
 
 			next = READ_ONCE(cur->next);
 			batch--;
-			if (!d_trylock(d))
+			if (!d_trylock(d)) {
+				dcache_cover(DCSIM_COVER_LRU_SKIP);
 				continue;
+			}
 			d_lru_shrink_move(d, &dispose);
 			d_unlock(d);
 		}
@@ -205,12 +229,17 @@ unsigned long dcsim_shrink_all(struct dcsim_cache *c)
 }
 
 /*
- * models fs/dcache.c:select_collect() under a d_walk(): @dir locked; visit
- * every descendant pre-order, each under its d_lock (parent -> child order,
- * holding the path of ancestors).  Unused ones go to @dispose; everything
- * else leaves the LRU.  *@found counts those still to be dealt with.
+ * models fs/dcache.c:select_collect() (and, with @victim, select_collect2())
+ * under a d_walk(): @dir locked; visit every descendant pre-order, each
+ * under its d_lock (parent -> child order, holding the path of ancestors).
+ * Unused ones go to @dispose; everything else leaves the LRU.  *@found
+ * counts those still to be dealt with.  select_collect2 stops at the first
+ * unused dentry on somebody else's shrink list, returned in *@victim under
+ * rcu_read_lock() (the walk's locks are dropped on the way out).
+ * Return: true if the walk stopped at a victim.
  */
-static void collect(struct dcsim_dentry *dir, struct dcsim_list_head *dispose, unsigned long *found)
+static bool collect(struct dcsim_dentry *dir, struct dcsim_list_head *dispose, unsigned long *found,
+		    struct dcsim_dentry **victim)
 {
 	struct dcsim_hlist_node *n;
 
@@ -223,6 +252,12 @@ static void collect(struct dcsim_dentry *dir, struct dcsim_list_head *dispose, u
 		f = d_flags_read(d);
 		cnt = d_cnt(d);
 		if (f & DCSIM_DCACHE_SHRINK_LIST) {
+			if (victim && !cnt) {
+				dcsim_rcu_read_lock();
+				*victim = d;
+				d_unlock(d);
+				return true;
+			}
 			(*found)++;
 		} else if (cnt < 0) {
 			(*found)++;		/* dying (retain's kill), not unlisted yet */
@@ -234,10 +269,13 @@ static void collect(struct dcsim_dentry *dir, struct dcsim_list_head *dispose, u
 				(*found)++;
 			}
 		}
-		if (cnt >= 0 && READ_ONCE(d->d_children))
-			collect(d, dispose, found);
+		if (cnt >= 0 && READ_ONCE(d->d_children) && collect(d, dispose, found, victim)) {
+			d_unlock(d);
+			return true;
+		}
 		d_unlock(d);
 	}
+	return false;
 }
 
 /* models fs/dcache.c:shrink_dcache_parent() */
@@ -249,9 +287,11 @@ static void shrink_dcache_parent(struct dcsim_dentry *parent)
 		struct dcsim_list_head dispose;
 		unsigned long found = 0;
 
+		struct dcsim_dentry *victim = NULL;
+
 		dlist_init(&dispose);
 		d_lock(parent);
-		collect(parent, &dispose, &found);
+		collect(parent, &dispose, &found, NULL);
 		d_unlock(parent);
 		if (!dlist_empty(&dispose)) {
 			shrink_dentry_list(c, &dispose);
@@ -259,8 +299,34 @@ static void shrink_dcache_parent(struct dcsim_dentry *parent)
 		}
 		if (!found)
 			break;
-		/* Only others' shrink lists or dying dentries left: let them finish. */
-		cpu_relax();
+		/*
+		 * Only others' shrink lists or dying dentries left.  As 6.1's
+		 * select_collect2: kill an unused one off somebody else's list
+		 * ourselves (its owner frees the husk), or else let them finish.
+		 */
+		dcache_cover(DCSIM_COVER_SHRINK_PARENT_WAIT);
+		d_lock(parent);
+		collect(parent, &dispose, &found, &victim);
+		d_unlock(parent);
+		if (victim) {
+			d_lock(victim);
+			if (!shrink_lock_dentry(victim)) {
+				d_unlock(victim);
+				dcsim_rcu_read_unlock();
+			} else {
+				struct dcsim_dentry *p = IS_ROOT(victim) ? NULL : READ_ONCE(victim->d_parent);
+
+				dcsim_rcu_read_unlock();
+				dcache_cover(DCSIM_COVER_SHRINK_PARENT_VICTIM);
+				if (p)
+					__dput_to_list(p, &dispose);
+				__dentry_kill(victim, p);
+			}
+		}
+		if (!dlist_empty(&dispose))
+			shrink_dentry_list(c, &dispose);
+		else if (!victim)
+			cpu_relax();
 	}
 }
 

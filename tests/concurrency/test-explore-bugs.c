@@ -24,6 +24,17 @@
  *                         unhashed and unowned.
  *  bug-plain-dec          a non-final put as a plain load and store of the
  *                         count, not a lockref cmpxchg: lost updates.
+ *  bug-rtm-no-ref         the 2013 RTM patch accepting LRU_LIST without
+ *                         REFERENCED: a final put commits where the 3.x
+ *                         locked path would have set REFERENCED.  No
+ *                         invariant is broken; only the comparison with the
+ *                         spec sees it, with simulated HTM, so it is caught
+ *                         on a host without RTM too.
+ *  bug-husk-freed-early   the correct control strategy on a cache model with
+ *                         a planted fault (dcsim_dcache_set_fault()): a kill
+ *                         of a dentry on another thread's shrink list unlinks
+ *                         it from that list and frees it instead of leaving
+ *                         the husk to the list's owner.
  */
 
 #include <stdio.h>
@@ -188,6 +199,36 @@ static enum dcsim_dput_path bug_plain_dec(struct dcsim_dentry *d)
 	return put_312(d);
 }
 
+static enum dcsim_dput_path bug_rtm_no_ref(struct dcsim_dentry *d)
+{
+	struct dcsim_lockref *ref = dcsim_d_lockref(d);
+	struct dcsim_lockref old;
+	dcsim_htm_status_t st;
+	uint32_t f;
+
+	if ((dcsim_d_flags(d) & DCSIM_DCACHE_OP_DELETE) || !dcsim_htm_live())
+		return put_312(d);
+	st = dcsim_htm_begin();
+	if (st != DCSIM_HTM_STARTED)
+		return put_312(d);
+	if (dcsim_d_unhashed(d))
+		dcsim_htm_abort(DCSIM_DCACHE_HTM_UNHASHED);
+	f = dcsim_d_flags(d);
+	/* BUG: LRU_LIST alone is accepted; REFERENCED is not tested. */
+	if (!(f & DCSIM_DCACHE_LRU_LIST))
+		dcsim_htm_abort(DCSIM_DCACHE_HTM_NOLRU);
+	old.lock_count = DCSIM_READ_ONCE(ref->lock_count);
+	if (!dcsim_spin_value_unlocked(old.lock))
+		dcsim_htm_abort(DCSIM_DCACHE_HTM_LOCKED);
+	if (old.count <= 0)
+		dcsim_htm_abort(DCSIM_DCACHE_HTM_BADCOUNT);
+	if (old.count == 1 && (f & MUST_DIE))
+		dcsim_htm_abort(DCSIM_DCACHE_HTM_KILL);
+	DCSIM_WRITE_ONCE(ref->count, old.count - 1);
+	dcsim_htm_end();
+	return DCSIM_DPUT_PATH_HTM;
+}
+
 static const struct dcsim_dput_strategy control = {
 	.name = "test-fast-control", .dput = fast_correct,
 	.description = "the public-API fast_dput() the bugs are cut from (must pass)",
@@ -205,7 +246,19 @@ static const struct dcsim_dput_strategy bugs[] = {
 	  .retain_style = DCSIM_RETAIN_LRU_THEN_REFERENCED },
 	{ .name = "bug-plain-dec", .dput = bug_plain_dec,
 	  .retain_style = DCSIM_RETAIN_ALWAYS_REFERENCED },
+	{ .name = "bug-rtm-no-ref", .dput = bug_rtm_no_ref,
+	  .retain_style = DCSIM_RETAIN_ALWAYS_REFERENCED, .flags = DCSIM_STRATEGY_USES_HTM },
+	{ .name = "bug-husk-freed-early", .dput = fast_correct,
+	  .description = "the control, on a cache whose kill frees husks (planted fault)",
+	  .retain_style = DCSIM_RETAIN_LRU_THEN_REFERENCED },
 };
+
+/* The planted fault of the cache model that goes with a bug, if any. */
+static enum dcsim_dcache_fault bug_fault(const struct dcsim_dput_strategy *s)
+{
+	return strcmp(s->name, "bug-husk-freed-early") ? DCSIM_DCACHE_FAULT_NONE :
+							   DCSIM_DCACHE_FAULT_HUSK_FREED_EARLY;
+}
 
 static struct dcsim_explore_opts opts(enum dcsim_explore_mode mode, const struct dcsim_dput_strategy *s,
 				      unsigned long iters)
@@ -256,6 +309,7 @@ static struct outcome run_isolated(const struct dcsim_dput_strategy *s, enum dcs
 
 		close(pfd[0]);
 		dup2(pfd[1], 2);
+		dcsim_dcache_set_fault(bug_fault(s));
 		rc = dcsim_explore_dcache(s, scn, o, &r);
 		fprintf(stderr, "\nRESULT rc=%d first=%lu executions=%lu failure=%.150s\n", rc,
 			r.first_failure, r.executions, r.failure);

@@ -6,6 +6,12 @@
  * aborts.  Quick settings here; DCSIM_EXPLORE_SCALE=N multiplies the
  * executions for soak runs (docs/testing.md).
  *
+ * Coverage gate: at the end it prints, per strategy, how often each
+ * labelled slow path of src/dcache/ ran (<dcsim/explore-dcache.h>), and
+ * fails if a label was never reached by any strategy, or if a label that
+ * a strategy's code contains was never reached with that strategy (the
+ * "expected" table below), or if the spec comparison never ran.
+ *
  *   test-explore-dcache [strategy-name]
  */
 
@@ -15,8 +21,49 @@
 #include <time.h>
 
 #include <dcsim/explore-dcache.h>
+#include <stdint.h>
 #include <dcsim/strategy.h>
 #include <dcsim/warn.h>
+
+/*
+ * Which labels each built-in strategy's own code can reach: the shrinker,
+ * husk and lookup paths are common; the kill differs by era (3.x retry,
+ * 4.17+ __lock_parent(), 6.8 lock_for_kill()), and the abort codes by
+ * transaction.  A registered user strategy is gated on the union only.
+ */
+/* relock_fail and parent_on_shrink are rare (tens per run): gated on the union only. */
+#define COMMON	(1ull << DCSIM_COVER_HUSK_LEFT | 1ull << DCSIM_COVER_HUSK_FREED |		\
+		 1ull << DCSIM_COVER_SHRINK_BUSY | 1ull << DCSIM_COVER_RELOCK |			\
+		 1ull << DCSIM_COVER_LRU_SKIP | 1ull << DCSIM_COVER_LRU_BUSY |			\
+		 1ull << DCSIM_COVER_SHRINK_PARENT_WAIT | 1ull << DCSIM_COVER_SHRINK_PARENT_VICTIM | \
+		 1ull << DCSIM_COVER_LOOKUP_RETRY | 1ull << DCSIM_COVER_DGET_PARENT_SLOW)
+#define KILL_3X	(1ull << DCSIM_COVER_KILL_RETRY | 1ull << DCSIM_COVER_KILL_INODE_SLOW)
+#define KILL_417 (1ull << DCSIM_COVER_KILL_LOCK_PARENT | 1ull << DCSIM_COVER_KILL_KEPT |	\
+		  1ull << DCSIM_COVER_KILL_INODE_SLOW)
+#define KILL_68	(1ull << DCSIM_COVER_LOCK_FOR_KILL_SLOW | 1ull << DCSIM_COVER_LOCK_FOR_KILL_FALSE)
+#define HTM_ABORTS (1ull << DCSIM_COVER_HTM_LOCKED | 1ull << DCSIM_COVER_HTM_UNHASHED |		\
+		    1ull << DCSIM_COVER_HTM_NOLRU | 1ull << DCSIM_COVER_HTM_KILL |		\
+		    1ull << DCSIM_COVER_HTM_BADCOUNT)
+
+static const struct {
+	const char *strategy;
+	uint64_t labels;
+} expected[] = {
+	{ "locked",	COMMON | KILL_3X },
+	{ "lockref",	COMMON | KILL_3X },
+	{ "rtm",	COMMON | KILL_3X | HTM_ABORTS | 1ull << DCSIM_COVER_HTM_NOTREF },
+	{ "fast",	COMMON | KILL_417 },
+	{ "retain",	COMMON | KILL_68 },
+	{ "fast-htm",	COMMON | KILL_417 | HTM_ABORTS },
+};
+
+static uint64_t expected_labels(const char *name)
+{
+	for (size_t i = 0; i < sizeof(expected) / sizeof(expected[0]); i++)
+		if (!strcmp(expected[i].strategy, name))
+			return expected[i].labels;
+	return 0;
+}
 
 static double now(void)
 {
@@ -34,7 +81,11 @@ int main(int argc, char **argv)
 	static const enum dcsim_explore_mode modes[] = { DCSIM_EXPLORE_RANDOM, DCSIM_EXPLORE_PCT };
 	unsigned long iters = strtoul(getenv("DCSIM_DCACHE_ITERS") ? getenv("DCSIM_DCACHE_ITERS") : "250",
 				      NULL, 0) * dcsim_explore_scale();
-	int failed = 0, runs = 0;
+	uint64_t cover[DCSIM_MAX_STRATEGIES][DCSIM_COVER_NR] = { { 0 } }, total[DCSIM_COVER_NR] = { 0 };
+	unsigned long checks[DCSIM_SPEC_CHECK_NR];
+	const char *names[DCSIM_MAX_STRATEGIES] = { 0 };
+	size_t nstrat = 0;
+	int failed = 0, runs = 0, missed = 0;
 	double t0 = now();
 
 	dcsim_warn_set_quiet(true);
@@ -43,6 +94,7 @@ int main(int argc, char **argv)
 
 		if (argc > 1 && strcmp(argv[1], s->name))
 			continue;
+		dcsim_dcache_cover_reset();
 		for (size_t h = 0; h < sizeof(htms) / sizeof(htms[0]); h++) {
 			if (htms[h] != DCSIM_EXPLORE_HTM_OFF && !(s->flags & DCSIM_STRATEGY_USES_HTM))
 				continue;
@@ -86,7 +138,57 @@ int main(int argc, char **argv)
 				}
 			}
 		}
+		if (nstrat < DCSIM_MAX_STRATEGIES) {
+			dcsim_dcache_cover_read(cover[nstrat]);
+			names[nstrat++] = s->name;
+		}
 	}
 	printf("%d explorations, %d failed, %.1f s\n", runs, failed, now() - t0);
+
+	/* The coverage table (docs/testing.md), and the gate. */
+	printf("\n%-22s", "labelled path");
+	for (size_t i = 0; i < nstrat; i++)
+		printf(" %9s", names[i]);
+	printf("\n");
+	for (int l = 0; l < DCSIM_COVER_NR; l++) {
+		printf("%-22s", dcsim_dcache_cover_name(l));
+		for (size_t i = 0; i < nstrat; i++) {
+			bool want = expected_labels(names[i]) & (1ull << l);
+
+			total[l] += cover[i][l];
+			printf(" %8llu%c", (unsigned long long)cover[i][l],
+			       want && !cover[i][l] ? '!' : want ? ' ' : '-');
+		}
+		printf("\n");
+	}
+	printf("('-': not gated per strategy: not in its code, or rare and gated on the total;"
+	       " '!': expected and missed)\n");
+	for (int l = 0; l < DCSIM_COVER_NR; l++) {
+		for (size_t i = 0; i < nstrat; i++) {
+			if ((expected_labels(names[i]) & (1ull << l)) && !cover[i][l]) {
+				printf("  ^ %s never reached with %s\n", dcsim_dcache_cover_name(l),
+				       names[i]);
+				missed++;
+			}
+		}
+		if (argc == 1 && !total[l]) {
+			printf("  ^ %s never reached by any strategy\n", dcsim_dcache_cover_name(l));
+			missed++;
+		}
+	}
+	/* The table above is measured at the default budget; fewer executions reach less. */
+	if (missed && iters < 250)
+		printf("  (coverage gate off: %lu executions per exploration, below the default 250)\n",
+		       iters);
+	else
+		failed += missed;
+	dcsim_dcache_spec_checks(checks);
+	printf("spec comparisons: %lu exact (serial), %lu any-order, %lu invariants only\n",
+	       checks[DCSIM_SPEC_CHECK_SERIAL], checks[DCSIM_SPEC_CHECK_ANY_ORDER],
+	       checks[DCSIM_SPEC_CHECK_NONE]);
+	if (!checks[DCSIM_SPEC_CHECK_SERIAL] || !checks[DCSIM_SPEC_CHECK_ANY_ORDER]) {
+		printf("  ^ the spec comparison did not run both ways\n");
+		failed++;
+	}
 	return failed ? 1 : 0;
 }

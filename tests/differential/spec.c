@@ -25,6 +25,8 @@ static uint32_t new_dentry(struct spec *s, uint32_t parent, const char *name)
 
 	if (id > SPEC_MAX)
 		abort();
+	/* A fresh entry: the caller may reuse a spec whose tail held others. */
+	memset(d, 0, sizeof(*d));
 	d->exists = true;
 	d->parent = parent ? parent : id;
 	snprintf(d->name, sizeof(d->name), "%s", name);

@@ -472,6 +472,64 @@ static void test_refs(void **state)
 	for_each_strategy(case_refs);
 }
 
+/* ---- hard links: two names, one stub inode ------------------------------- */
+
+static void case_link(const struct dcsim_dput_strategy *s)
+{
+	struct dcsim_cache *c = mk(s);
+	struct dcsim_dentry *root = dcsim_d_alloc_root(c, "/");
+	struct dcsim_dentry *a, *b, *n, *x;
+
+	a = dcsim_d_alloc(root, "a");
+	dcsim_d_add(a, true);
+	b = dcsim_d_alloc(root, "b");
+	assert_int_equal(dcsim_d_add_link(b, a), 0);
+	assert_false(dcsim_d_is_negative(b));
+	assert_false(dcsim_d_unhashed(b));
+	assert_ptr_equal(dcsim_d_lookup(root, "b"), b);
+	dcsim_dput(b);
+	dcsim_dput(b);				/* cached, unused */
+	/* Refused: hashed already; a negative target. */
+	assert_int_equal(dcsim_d_add_link(b, a), -EINVAL);
+	n = dcsim_d_alloc(root, "n");
+	dcsim_d_add(n, false);
+	x = dcsim_d_alloc(root, "x");
+	assert_int_equal(dcsim_d_add_link(x, n), -EINVAL);
+	assert_true(dcsim_d_is_negative(x));
+	dcsim_dput(x);				/* unhashed: killed */
+	dcsim_dput(n);
+	/* d_delete() of a used name unhashes it; the other name keeps the inode. */
+	assert_ptr_equal(dcsim_dget(a), a);
+	dcsim_d_delete(a);
+	assert_true(dcsim_d_unhashed(a));
+	assert_false(dcsim_d_is_negative(a));
+	dcsim_dput(a);
+	dcsim_dput(a);				/* killed: its inode reference goes */
+	assert_null(dcsim_d_lookup(root, "a"));
+	/* The last name of the inode: d_delete() makes it negative, still hashed. */
+	b = dcsim_d_lookup(root, "b");
+	assert_non_null(b);
+	assert_false(dcsim_d_is_negative(b));
+	dcsim_d_delete(b);
+	assert_true(dcsim_d_is_negative(b));
+	assert_false(dcsim_d_unhashed(b));
+	dcsim_dput(b);
+	assert_int_equal(dcsim_d_count(b), 0);
+	{
+		struct dcsim_held_ref h[] = { { root, 1 } };
+		check_cache(c, h, 1);
+	}
+	assert_int_equal(stat_of(c, DCSIM_CS_KILL), 2);
+	dcsim_dput(root);
+	destroy(c);
+}
+
+static void test_link(void **state)
+{
+	(void)state;
+	for_each_strategy(case_link);
+}
+
 /* ---- snapshot ------------------------------------------------------------ */
 
 static void test_snapshot(void **state)
@@ -551,6 +609,7 @@ int main(void)
 		cmocka_unit_test(test_prune),
 		cmocka_unit_test(test_invalidate),
 		cmocka_unit_test(test_refs),
+		cmocka_unit_test(test_link),
 		cmocka_unit_test(test_snapshot),
 	};
 

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef DCSIM_SRC_DCACHE_COVER_H
+#define DCSIM_SRC_DCACHE_COVER_H
+
+/*
+ * Labelled slow paths of src/dcache/, counted so that a test can show (and
+ * gate on) which of them a suite really reached.  Check builds count each
+ * label in a process-wide relaxed counter (dcsim_dcache_cover_read() in
+ * <dcsim/explore-dcache.h>); other builds compile dcache_cover() to nothing.
+ * Hardware-style abort codes are labelled by dcache_count_htm_abort(), the
+ * one place every HTM strategy reports its aborts.
+ *
+ * The order and names are the table of docs/testing.md; add at the end.
+ */
+
+#include <dcsim/config.h>
+#include <dcsim/explore-dcache.h>
+
+#if DCSIM_CHECK
+void __dcache_cover(enum dcsim_dcache_cover label);
+#define dcache_cover(label)	__dcache_cover(label)
+#else
+#define dcache_cover(label)	do { } while (0)
+#endif
+
+#endif /* DCSIM_SRC_DCACHE_COVER_H */
