@@ -67,9 +67,18 @@ void __tsan_release(void *addr);
 #define RCU_TSAN_SLOTS	256
 #define RCU_TSAN_WORDS	(RCU_TSAN_SLOTS / 64)
 
+/*
+ * depth is read and written with relaxed atomics only: TSan turns a
+ * seq_cst or acquire load into an acquire, which would order a reader's
+ * accesses before every later call_rcu() caller (and so before its free)
+ * and hide the very race this is for.  The snapshot cannot miss a reader
+ * that entered its section before the caller's unlinking store on x86-64,
+ * where the RMW of the reader's increment is a full barrier; elsewhere a
+ * miss could only make TSan report a race that RCU excludes.
+ */
 struct rcu_tsan_slot {
 	int busy;		/* claimed by a live thread */
-	int depth;		/* read-side nesting, seq_cst */
+	int depth;		/* read-side nesting */
 	char sync;		/* the sync object */
 };
 
@@ -99,7 +108,7 @@ static void rcu_tsan_enter(void)
 	struct rcu_tsan_slot *sl = rcu_tsan_slot();
 
 	if (sl)
-		__atomic_add_fetch(&sl->depth, 1, __ATOMIC_SEQ_CST);
+		__atomic_add_fetch(&sl->depth, 1, __ATOMIC_RELAXED);
 }
 
 static void rcu_tsan_exit(void)
@@ -108,7 +117,7 @@ static void rcu_tsan_exit(void)
 
 	__tsan_release(sl ? (void *)&sl->sync : (void *)&rcu_tsan_overflow);
 	if (sl)
-		__atomic_sub_fetch(&sl->depth, 1, __ATOMIC_SEQ_CST);
+		__atomic_sub_fetch(&sl->depth, 1, __ATOMIC_RELAXED);
 }
 
 static void rcu_tsan_thread_exit(void)
@@ -125,9 +134,8 @@ static uint64_t *rcu_tsan_snapshot(void)
 
 	if (!m)
 		return NULL;	/* then the callback acquires every slot */
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	for (int i = 0; i < RCU_TSAN_SLOTS; i++)
-		if (__atomic_load_n(&rcu_tsan_slots[i].depth, __ATOMIC_SEQ_CST))
+		if (__atomic_load_n(&rcu_tsan_slots[i].depth, __ATOMIC_RELAXED))
 			m[i / 64] |= 1ull << (i % 64);
 	return m;
 }
