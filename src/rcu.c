@@ -43,17 +43,26 @@ static dcsim_rcu_defer_hook_t defer_hook;
 /*
  * ThreadSanitizer cannot see liburcu's ordering (the library is not
  * instrumented), so we tell it what RCU guarantees, instead of suppressing
- * its reports, and no more: a callback happens-after the end of every
- * read-side section that was running when call_rcu() was called, and after
- * the call_rcu() caller's writes (release on the head, acquire on it in the
- * worker).  It is *not* ordered after sections of threads that were outside
- * any section then, so an access made outside a section (a missing
- * rcu_read_lock()) that races with the free is reported.  Each reader
- * thread owns a slot with its own sync object: rcu_read_unlock() releases
- * it, and a callback acquires the slots that were inside a section at
- * call_rcu() time (a bitmap, allocated per callback).  The acquire gets
- * every later release of those slots too, which can only hide a race, not
- * invent one.  A thread beyond RCU_TSAN_SLOTS shares the overflow object,
+ * its reports, and no more.  A read-side section that began before a grace
+ * period began ends before it ends, so a callback happens-after
+ *  (a) every section that had ended when call_rcu() was called (as a lower
+ *      bound of the grace period's start), and
+ *  (b) the end of every section running at that time,
+ * and after the call_rcu() caller's writes (release on the head, acquire
+ * on it in the worker).  It is *not* ordered after sections that begin
+ * after call_rcu(): an access made outside any section (a missing
+ * rcu_read_lock()) that is not followed by the end of a section before
+ * call_rcu() races with the free, and TSan reports it.  (One global sync
+ * object released by each unlock and acquired by each callback, as before,
+ * also ordered every section that ended while the grace period ran.)
+ *
+ * (a): each unlock releases rcu_tsan_gp; call_rcu() folds its clock into
+ * the head from a private fiber, so that the caller itself acquires
+ * nothing.  (b): each reader thread owns a slot with its own sync object,
+ * released by its unlocks; the callback acquires the slots that were
+ * inside a section at call_rcu() time (a bitmap per callback).  That
+ * acquire also gets the slot's later releases, which can only hide a race,
+ * not invent one.  A thread beyond RCU_TSAN_SLOTS uses the overflow object,
  * which every callback acquires.
  */
 #if defined(__SANITIZE_THREAD__)
@@ -61,6 +70,10 @@ static dcsim_rcu_defer_hook_t defer_hook;
 int dcsim_tsan_fence_word;
 void __tsan_acquire(void *addr);
 void __tsan_release(void *addr);
+void *__tsan_get_current_fiber(void);
+void *__tsan_create_fiber(unsigned int flags);
+void __tsan_switch_to_fiber(void *fiber, unsigned int flags);
+#define TSAN_SWITCH_NO_SYNC	1u	/* __tsan_switch_to_fiber_no_sync */
 
 #include <stdlib.h>
 
@@ -83,8 +96,12 @@ struct rcu_tsan_slot {
 };
 
 static struct rcu_tsan_slot rcu_tsan_slots[RCU_TSAN_SLOTS];
+static char rcu_tsan_gp;	/* released by every unlock: (a) above */
 static char rcu_tsan_overflow;
 static __thread int rcu_tsan_self = -1;	/* slot, -2 for the overflow object */
+static __thread void *rcu_tsan_fiber;	/* folds rcu_tsan_gp into a head */
+static __thread char rcu_tsan_sync_gp;	/* the same for synchronize_rcu() */
+#define rcu_tsan_sync_obj()	((void *)&rcu_tsan_sync_gp)
 
 static struct rcu_tsan_slot *rcu_tsan_slot(void)
 {
@@ -115,6 +132,7 @@ static void rcu_tsan_exit(void)
 {
 	struct rcu_tsan_slot *sl = rcu_tsan_slot();
 
+	__tsan_release(&rcu_tsan_gp);
 	__tsan_release(sl ? (void *)&sl->sync : (void *)&rcu_tsan_overflow);
 	if (sl)
 		__atomic_sub_fetch(&sl->depth, 1, __ATOMIC_RELAXED);
@@ -127,11 +145,25 @@ static void rcu_tsan_thread_exit(void)
 	rcu_tsan_self = -1;
 }
 
-/* The slots inside a read-side section now (after the caller's unlinking stores). */
-static uint64_t *rcu_tsan_snapshot(void)
+/*
+ * At call_rcu(): (a) fold the ends of all sections so far into @head's
+ * sync object, on a private fiber so that the caller acquires nothing;
+ * return (b) the slots inside a section now.
+ */
+static uint64_t *rcu_tsan_snapshot(void *head)
 {
 	uint64_t *m = calloc(RCU_TSAN_WORDS, sizeof(*m));
 
+	if (head) {
+		void *self = __tsan_get_current_fiber();
+
+		if (!rcu_tsan_fiber)
+			rcu_tsan_fiber = __tsan_create_fiber(0);
+		__tsan_switch_to_fiber(rcu_tsan_fiber, TSAN_SWITCH_NO_SYNC);
+		__tsan_acquire(&rcu_tsan_gp);
+		__tsan_release(head);
+		__tsan_switch_to_fiber(self, TSAN_SWITCH_NO_SYNC);
+	}
 	if (!m)
 		return NULL;	/* then the callback acquires every slot */
 	for (int i = 0; i < RCU_TSAN_SLOTS; i++)
@@ -157,7 +189,8 @@ static void rcu_tsan_after_gp(uint64_t *m)
 #define rcu_tsan_enter()	((void)0)
 #define rcu_tsan_exit()		((void)0)
 #define rcu_tsan_thread_exit()	((void)0)
-#define rcu_tsan_snapshot()	NULL
+#define rcu_tsan_snapshot(head)	((void)(head), NULL)
+#define rcu_tsan_sync_obj()	NULL
 #define rcu_tsan_after_gp(m)	((void)(m))
 #endif
 
@@ -216,16 +249,17 @@ void dcsim_call_rcu(struct dcsim_rcu_head *head, dcsim_rcu_cb_t func)
 	thunk = (struct dcsim_rcu_thunk *)(void *)head;
 	rcu_thread_online();
 	thunk->func = func;
-	thunk->tsan_readers = rcu_tsan_snapshot();
+	thunk->tsan_readers = rcu_tsan_snapshot(thunk);
 	rcu_tsan_release(thunk);
 	urcu_memb_call_rcu(&thunk->head, rcu_thunk_call);
 }
 
 void dcsim_synchronize_rcu(void)
 {
-	void *readers = rcu_tsan_snapshot();
+	void *readers = rcu_tsan_snapshot(rcu_tsan_sync_obj());
 
 	urcu_memb_synchronize_rcu();
+	rcu_tsan_acquire(rcu_tsan_sync_obj());
 	rcu_tsan_after_gp(readers);
 }
 

@@ -6,15 +6,17 @@
  * sections that were running at call_rcu() time; this checks that it does
  * not order more.
  *
- * The reader reads the object outside any section, runs read-side
- * sections of its own, and only then tells the updater (relaxed: no
- * happens-before) to unlink it and call_rcu() its free.  With one global
- * sync object released by every unlock (src/rcu.c before issue 10), those
- * sections ordered the read before the free and TSan stayed silent.
- * Variant "good" reads inside a section that is still open at call_rcu()
- * time and must stay silent.
+ * The reader reads the object outside any section and tells the updater
+ * (relaxed: no happens-before) to unlink it and call_rcu() its free; then
+ * runs read-side sections of its own.  With one global sync object
+ * released by every unlock and acquired by every callback (src/rcu.c
+ * before issue 10), those later sections could order the read before the
+ * free.  Variants "open" (the read inside a section still open at
+ * call_rcu() time) and "ended" (inside a section that ended before
+ * call_rcu(), which RCU orders before the grace period too) must stay
+ * silent.
  *
- * Usage: test-tsan-rcu (runs both variants in child processes)
+ * Usage: test-tsan-rcu (runs the three variants in child processes)
  */
 
 #include <stdio.h>
@@ -36,7 +38,7 @@ struct obj {
 
 static struct obj *gp;
 static int step;		/* relaxed hand-shake between the two threads */
-static bool good;
+static enum { V_BAD, V_OPEN, V_ENDED } which;
 static volatile int sink;	/* volatile: the read of the object must stay */
 static int freed;
 
@@ -69,25 +71,25 @@ static void *reader(void *arg)
 	 */
 	dcsim_rcu_read_lock();
 	dcsim_rcu_read_unlock();
-	if (good)
+	if (which != V_BAD)
 		dcsim_rcu_read_lock();
 	o = dcsim_load_acquire(&gp);
 	sink = o->val;			/* plain read of the object */
-	/*
-	 * With one global sync object released by every unlock, these later
-	 * sections (before the updater even calls call_rcu()) would order
-	 * the read before the free and hide the race.
-	 */
-	if (!good) {
-		for (int i = 0; i < 100; i++) {
-			dcsim_rcu_read_lock();
-			dcsim_rcu_read_unlock();
-		}
-	}
+	if (which == V_ENDED)
+		dcsim_rcu_read_unlock();	/* ends before call_rcu(): still ordered */
 	set_step(1);
 	wait_step(2);			/* the updater has called call_rcu() */
-	if (good)
+	if (which == V_OPEN)
 		dcsim_rcu_read_unlock();
+	/*
+	 * Sections begun after call_rcu(): with one global sync object
+	 * acquired by the callback they ordered a V_BAD read before the free
+	 * whenever they ended before the callback ran.
+	 */
+	for (int i = 0; i < 100; i++) {
+		dcsim_rcu_read_lock();
+		dcsim_rcu_read_unlock();
+	}
 	/* Stay registered until the callback has run (see above). */
 	while (!__atomic_load_n(&freed, __ATOMIC_RELAXED))
 		usleep(1000);
@@ -149,7 +151,7 @@ int main(int argc, char **argv)
 	int rc, failed = 0;
 
 	if (argc == 2) {
-		good = !strcmp(argv[1], "good");
+		which = !strcmp(argv[1], "open") ? V_OPEN : !strcmp(argv[1], "ended") ? V_ENDED : V_BAD;
 		return child();
 	}
 #if !defined(__SANITIZE_THREAD__)
@@ -166,12 +168,17 @@ int main(int argc, char **argv)
 		fputs(out, stdout);
 		failed++;
 	}
-	rc = run(argv[0], "good", out, sizeof(out));
-	printf("read inside a section open at call_rcu(): exit %d, %s\n", rc,
-	       strstr(out, "ThreadSanitizer") ? "report (wrong)" : "silent");
-	if (rc != 0 || strstr(out, "ThreadSanitizer")) {
-		fputs(out, stdout);
-		failed++;
+	for (int v = 0; v < 2; v++) {
+		const char *name = v ? "ended" : "open";
+
+		rc = run(argv[0], name, out, sizeof(out));
+		printf("read inside a section %s at call_rcu(): exit %d, %s\n",
+		       v ? "that had ended" : "still open", rc,
+		       strstr(out, "ThreadSanitizer") ? "report (wrong)" : "silent");
+		if (rc != 0 || strstr(out, "ThreadSanitizer")) {
+			fputs(out, stdout);
+			failed++;
+		}
 	}
 	return failed ? 1 : 0;
 }
