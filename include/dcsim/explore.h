@@ -22,6 +22,7 @@
  *	DCSIM_EXPLORE_MODE=random|pct|dfs   DCSIM_EXPLORE_ITERS=N
  *	DCSIM_EXPLORE_TRACE=N         steps of interleaving printed on failure
  *	DCSIM_EXPLORE_SCALE=N         multiply every scenario's iterations (soak)
+ *	DCSIM_EXPLORE_MEMORY=sc|relaxed-rmw   memory model (see "Memory" below)
  *
  * Modes:
  *  - random: at each schedule point a uniformly random runnable thread;
