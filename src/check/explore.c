@@ -15,7 +15,9 @@
  * only moves under ex.lock, everything the previous holder did (including
  * its plain stores to the scenario's memory) happens-before what the next
  * holder does: the scenario runs sequentially consistent, one access at a
- * time, as an interleaving of the threads' program orders.
+ * time, as an interleaving of the threads' program orders (the relaxed-rmw
+ * mode then lets some loads return older values on purpose, by patching
+ * memory between a load and the same thread's next schedule point).
  *
  * Every decision (which thread runs next) is recorded; the list is what
  * DCSIM_EXPLORE_SCHEDULE replays and what the dfs mode backtracks over.
