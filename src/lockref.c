@@ -20,6 +20,10 @@
  * publish it with cmpxchg, run SUCCESS on success.  CODE may "break" out to
  * the locked fallback.  A failed cmpxchg refreshes @old with the value seen,
  * so the loop re-evaluates the lock and the count each time round.
+ *
+ * Ordering: the cmpxchg is relaxed, as the kernel's try_cmpxchg64_relaxed():
+ * a lockref operation orders nothing else, so a caller that reads shared
+ * state after it (fast_dput() after lockref_put_return()) needs smp_rmb().
  */
 #define CMPXCHG_LOOP(CODE, SUCCESS) do {					\
 	int retry = DCSIM_LOCKREF_CMPXCHG_RETRIES;				\
@@ -28,7 +32,7 @@
 	while (likely(dcsim_spin_value_unlocked(old.lock))) {			\
 		struct dcsim_lockref new = old;					\
 		CODE								\
-		if (likely(dcsim_try_cmpxchg(&lockref->lock_count,		\
+		if (likely(dcsim_try_cmpxchg_relaxed(&lockref->lock_count,	\
 					     &old.lock_count,			\
 					     new.lock_count))) {		\
 			SUCCESS;						\

@@ -32,6 +32,7 @@
 struct dcsim_rcu_thunk {
 	struct rcu_head head;
 	dcsim_rcu_cb_t func;
+	void *tsan_readers;	/* TSan builds: the readers at call_rcu() time */
 };
 
 _Static_assert(sizeof(struct dcsim_rcu_head) >= sizeof(struct dcsim_rcu_thunk),
@@ -42,22 +43,155 @@ static dcsim_rcu_defer_hook_t defer_hook;
 /*
  * ThreadSanitizer cannot see liburcu's ordering (the library is not
  * instrumented), so we tell it what RCU guarantees, instead of suppressing
- * its reports: every read-side critical section happens-before every
- * callback that runs after a later grace period (release on unlock, acquire
- * before the callback), and a call_rcu() caller's writes happen-before its
- * callback (release on the head, acquire on it in the worker).
+ * its reports, and no more.  A read-side section that began before a grace
+ * period began ends before it ends, so a callback happens-after
+ *  (a) every section that had ended when call_rcu() was called (as a lower
+ *      bound of the grace period's start), and
+ *  (b) the end of every section running at that time,
+ * and after the call_rcu() caller's writes (release on the head, acquire
+ * on it in the worker).  It is *not* ordered after sections that begin
+ * after call_rcu(): an access made outside any section (a missing
+ * rcu_read_lock()) that is not followed by the end of a section before
+ * call_rcu() races with the free, and TSan reports it.  (One global sync
+ * object released by each unlock and acquired by each callback, as before,
+ * also ordered every section that ended while the grace period ran.)
+ *
+ * (a): each unlock releases rcu_tsan_gp; call_rcu() folds its clock into
+ * the head from a private fiber, so that the caller itself acquires
+ * nothing.  (b): each reader thread owns a slot with its own sync object,
+ * released by its unlocks; the callback acquires the slots that were
+ * inside a section at call_rcu() time (a bitmap per callback).  That
+ * acquire also gets the slot's later releases, which can only hide a race,
+ * not invent one.  A thread beyond RCU_TSAN_SLOTS uses the overflow object,
+ * which every callback acquires.
  */
-static char rcu_tsan_gp;	/* the sync object standing for grace periods */
 #if defined(__SANITIZE_THREAD__)
 /* Declared by <dcsim/atomic.h> for its TSan fences; defined once, here. */
 int dcsim_tsan_fence_word;
 void __tsan_acquire(void *addr);
 void __tsan_release(void *addr);
+void *__tsan_get_current_fiber(void);
+void *__tsan_create_fiber(unsigned int flags);
+void __tsan_switch_to_fiber(void *fiber, unsigned int flags);
+#define TSAN_SWITCH_NO_SYNC	1u	/* __tsan_switch_to_fiber_no_sync */
+
+#include <stdlib.h>
+
+#define RCU_TSAN_SLOTS	256
+#define RCU_TSAN_WORDS	(RCU_TSAN_SLOTS / 64)
+
+/*
+ * depth is read and written with relaxed atomics only: TSan turns a
+ * seq_cst or acquire load into an acquire, which would order a reader's
+ * accesses before every later call_rcu() caller (and so before its free)
+ * and hide the very race this is for.  The snapshot cannot miss a reader
+ * that entered its section before the caller's unlinking store on x86-64,
+ * where the RMW of the reader's increment is a full barrier; elsewhere a
+ * miss could only make TSan report a race that RCU excludes.
+ */
+struct rcu_tsan_slot {
+	int busy;		/* claimed by a live thread */
+	int depth;		/* read-side nesting */
+	char sync;		/* the sync object */
+};
+
+static struct rcu_tsan_slot rcu_tsan_slots[RCU_TSAN_SLOTS];
+static char rcu_tsan_gp;	/* released by every unlock: (a) above */
+static char rcu_tsan_overflow;
+static __thread int rcu_tsan_self = -1;	/* slot, -2 for the overflow object */
+static __thread void *rcu_tsan_fiber;	/* folds rcu_tsan_gp into a head */
+static __thread char rcu_tsan_sync_gp;	/* the same for synchronize_rcu() */
+#define rcu_tsan_sync_obj()	((void *)&rcu_tsan_sync_gp)
+
+static struct rcu_tsan_slot *rcu_tsan_slot(void)
+{
+	if (rcu_tsan_self == -1) {
+		rcu_tsan_self = -2;
+		for (int i = 0; i < RCU_TSAN_SLOTS; i++) {
+			int zero = 0;
+
+			if (__atomic_compare_exchange_n(&rcu_tsan_slots[i].busy, &zero, 1, false,
+							__ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
+				rcu_tsan_self = i;
+				break;
+			}
+		}
+	}
+	return rcu_tsan_self >= 0 ? &rcu_tsan_slots[rcu_tsan_self] : NULL;
+}
+
+static void rcu_tsan_enter(void)
+{
+	struct rcu_tsan_slot *sl = rcu_tsan_slot();
+
+	if (sl)
+		__atomic_add_fetch(&sl->depth, 1, __ATOMIC_RELAXED);
+}
+
+static void rcu_tsan_exit(void)
+{
+	struct rcu_tsan_slot *sl = rcu_tsan_slot();
+
+	__tsan_release(&rcu_tsan_gp);
+	__tsan_release(sl ? (void *)&sl->sync : (void *)&rcu_tsan_overflow);
+	if (sl)
+		__atomic_sub_fetch(&sl->depth, 1, __ATOMIC_RELAXED);
+}
+
+static void rcu_tsan_thread_exit(void)
+{
+	if (rcu_tsan_self >= 0)
+		__atomic_store_n(&rcu_tsan_slots[rcu_tsan_self].busy, 0, __ATOMIC_SEQ_CST);
+	rcu_tsan_self = -1;
+}
+
+/*
+ * At call_rcu(): (a) fold the ends of all sections so far into @head's
+ * sync object, on a private fiber so that the caller acquires nothing;
+ * return (b) the slots inside a section now.
+ */
+static uint64_t *rcu_tsan_snapshot(void *head)
+{
+	uint64_t *m = calloc(RCU_TSAN_WORDS, sizeof(*m));
+
+	if (head) {
+		void *self = __tsan_get_current_fiber();
+
+		if (!rcu_tsan_fiber)
+			rcu_tsan_fiber = __tsan_create_fiber(0);
+		__tsan_switch_to_fiber(rcu_tsan_fiber, TSAN_SWITCH_NO_SYNC);
+		__tsan_acquire(&rcu_tsan_gp);
+		__tsan_release(head);
+		__tsan_switch_to_fiber(self, TSAN_SWITCH_NO_SYNC);
+	}
+	if (!m)
+		return NULL;	/* then the callback acquires every slot */
+	for (int i = 0; i < RCU_TSAN_SLOTS; i++)
+		if (__atomic_load_n(&rcu_tsan_slots[i].depth, __ATOMIC_RELAXED))
+			m[i / 64] |= 1ull << (i % 64);
+	return m;
+}
+
+/* After a grace period that began after @m was taken; frees @m. */
+static void rcu_tsan_after_gp(uint64_t *m)
+{
+	for (int i = 0; i < RCU_TSAN_SLOTS; i++)
+		if (!m || (m[i / 64] & (1ull << (i % 64))))
+			__tsan_acquire(&rcu_tsan_slots[i].sync);
+	__tsan_acquire(&rcu_tsan_overflow);
+	free(m);
+}
 #define rcu_tsan_acquire(p)	__tsan_acquire(p)
 #define rcu_tsan_release(p)	__tsan_release(p)
 #else
 #define rcu_tsan_acquire(p)	((void)(p))
 #define rcu_tsan_release(p)	((void)(p))
+#define rcu_tsan_enter()	((void)0)
+#define rcu_tsan_exit()		((void)0)
+#define rcu_tsan_thread_exit()	((void)0)
+#define rcu_tsan_snapshot(head)	((void)(head), NULL)
+#define rcu_tsan_sync_obj()	NULL
+#define rcu_tsan_after_gp(m)	((void)(m))
 #endif
 
 static inline void rcu_thread_online(void)
@@ -76,18 +210,20 @@ void __dcsim_rcu_thread_exit(struct dcsim_thread *t)
 		urcu_memb_unregister_thread();
 		t->rcu_registered = false;
 	}
+	rcu_tsan_thread_exit();
 }
 
 void dcsim_rcu_read_lock(void)
 {
 	rcu_thread_online();
 	__dcsim_sp_fence(DCSIM_ACC_RCU_LOCK);
+	rcu_tsan_enter();
 	urcu_memb_read_lock();
 }
 
 void dcsim_rcu_read_unlock(void)
 {
-	rcu_tsan_release(&rcu_tsan_gp);
+	rcu_tsan_exit();
 	urcu_memb_read_unlock();
 	__dcsim_sp_fence(DCSIM_ACC_RCU_UNLOCK);
 }
@@ -97,7 +233,7 @@ static void rcu_thunk_call(struct rcu_head *head)
 	struct dcsim_rcu_thunk *thunk = dcsim_container_of(head, struct dcsim_rcu_thunk, head);
 
 	rcu_tsan_acquire(thunk);
-	rcu_tsan_acquire(&rcu_tsan_gp);
+	rcu_tsan_after_gp(thunk->tsan_readers);
 	thunk->func((struct dcsim_rcu_head *)(void *)thunk);
 }
 
@@ -113,13 +249,18 @@ void dcsim_call_rcu(struct dcsim_rcu_head *head, dcsim_rcu_cb_t func)
 	thunk = (struct dcsim_rcu_thunk *)(void *)head;
 	rcu_thread_online();
 	thunk->func = func;
+	thunk->tsan_readers = rcu_tsan_snapshot(thunk);
 	rcu_tsan_release(thunk);
 	urcu_memb_call_rcu(&thunk->head, rcu_thunk_call);
 }
 
 void dcsim_synchronize_rcu(void)
 {
+	void *readers = rcu_tsan_snapshot(rcu_tsan_sync_obj());
+
 	urcu_memb_synchronize_rcu();
+	rcu_tsan_acquire(rcu_tsan_sync_obj());
+	rcu_tsan_after_gp(readers);
 }
 
 void dcsim_rcu_barrier(void)

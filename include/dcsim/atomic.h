@@ -39,6 +39,15 @@ enum dcsim_access {
 	DCSIM_ACC_SPIN,		/* cpu_relax(): waiting for another thread */
 	DCSIM_ACC_RCU_LOCK,
 	DCSIM_ACC_RCU_UNLOCK,
+	/*
+	 * Kinds the weak-memory mode of the explorer tells apart (older
+	 * callers of dcsim_sched_point() may keep using the ones above:
+	 * DCSIM_ACC_FENCE counts as smp_mb(), DCSIM_ACC_RMW as fully ordered).
+	 */
+	DCSIM_ACC_RMW_RELAXED,	/* RMW that orders nothing (try_cmpxchg_relaxed) */
+	DCSIM_ACC_LOAD_ACQUIRE,	/* smp_load_acquire() */
+	DCSIM_ACC_RMB,		/* smp_rmb() */
+	DCSIM_ACC_WMB,		/* smp_wmb() */
 	DCSIM_ACC_NR
 };
 
@@ -76,7 +85,7 @@ DCSIM_API void dcsim_sched_point(enum dcsim_access acc, const volatile void *add
 } while (0)
 
 #define dcsim_load_acquire(p) __extension__ ({					\
-	__dcsim_sp(DCSIM_ACC_LOAD, (p));					\
+	__dcsim_sp(DCSIM_ACC_LOAD_ACQUIRE, (p));					\
 	__atomic_load_n((p), __ATOMIC_ACQUIRE);					\
 })
 
@@ -94,6 +103,18 @@ DCSIM_API void dcsim_sched_point(enum dcsim_access acc, const volatile void *add
 	__dcsim_sp(DCSIM_ACC_RMW, (p));						\
 	__atomic_compare_exchange_n((p), (oldp), (new), false,			\
 				    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);	\
+})
+
+/*
+ * dcsim_try_cmpxchg_relaxed() - as dcsim_try_cmpxchg(), ordering nothing:
+ * the kernel's try_cmpxchg64_relaxed() of lib/lockref.c.  Later loads may
+ * be satisfied before it (the explorer's weak-memory mode lets them), so
+ * a caller that must read after it pairs it with smp_rmb() or smp_mb().
+ */
+#define dcsim_try_cmpxchg_relaxed(p, oldp, new) __extension__ ({		\
+	__dcsim_sp(DCSIM_ACC_RMW_RELAXED, (p));					\
+	__atomic_compare_exchange_n((p), (oldp), (new), false,			\
+				    __ATOMIC_RELAXED, __ATOMIC_RELAXED);	\
 })
 
 /* dcsim_cmpxchg() - fully ordered; returns the value found at *p. */
@@ -168,13 +189,13 @@ DCSIM_API extern int dcsim_tsan_fence_word;
 
 /* Orders earlier loads before later loads (and, here, before stores). */
 #define dcsim_smp_rmb() do {							\
-	__dcsim_sp_fence(DCSIM_ACC_FENCE);					\
+	__dcsim_sp_fence(DCSIM_ACC_RMB);					\
 	__dcsim_fence(__ATOMIC_ACQUIRE);					\
 } while (0)
 
 /* Orders earlier stores (and loads) before later stores. */
 #define dcsim_smp_wmb() do {							\
-	__dcsim_sp_fence(DCSIM_ACC_FENCE);					\
+	__dcsim_sp_fence(DCSIM_ACC_WMB);					\
 	__dcsim_fence(__ATOMIC_RELEASE);					\
 } while (0)
 

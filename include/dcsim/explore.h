@@ -22,6 +22,7 @@
  *	DCSIM_EXPLORE_MODE=random|pct|dfs   DCSIM_EXPLORE_ITERS=N
  *	DCSIM_EXPLORE_TRACE=N         steps of interleaving printed on failure
  *	DCSIM_EXPLORE_SCALE=N         multiply every scenario's iterations (soak)
+ *	DCSIM_EXPLORE_MEMORY=sc|relaxed-rmw   memory model (see "Memory" below)
  *
  * Modes:
  *  - random: at each schedule point a uniformly random runnable thread;
@@ -38,15 +39,38 @@
  * max_steps is exceeded first).
  *
  * HTM: in explored executions dcsim_htm_begin() runs the simulated backend
- * (opts.htm): a transaction has no schedule point inside, so it is atomic
- * with respect to the other logical threads; aborts can be injected at
- * begin, before any access inside and at end, with a random cause; an abort
- * rolls back every store made through <dcsim/atomic.h> since begin and
- * resumes at begin with an x86 RTM style status.
+ * (opts.htm).  In the "commit" and "aborts" modes a transaction has no
+ * schedule point inside, so it is atomic with respect to the other logical
+ * threads; "aborts" injects aborts at begin, before any access inside and
+ * at end, with a random cause.  In the "conflicts" mode the accesses inside
+ * a transaction are schedule points like any other, the transaction keeps
+ * its read and write sets at cache-line (64 byte) granularity, and another
+ * thread's access aborts it (cause conflict) when it writes a line the
+ * transaction read or touches a line it wrote: strong isolation, as RTM
+ * (random aborts are injected on top at abort_permille; 0 for none).  In
+ * every mode a transaction whose read set plus write set exceeds
+ * opts.htm_capacity lines aborts for capacity.  An abort rolls back every
+ * store made through <dcsim/atomic.h> since begin and resumes at begin
+ * with an x86 RTM style status.
  *
- * RCU: while an exploration runs, dcsim_call_rcu() callbacks are queued and
- * run at quiescence, after the scenario's check, where a grace period has
- * trivially elapsed.
+ * RCU: each logical thread's read-side sections are tracked.  A
+ * dcsim_call_rcu() callback becomes ready once every thread that was inside
+ * a section at call_rcu() time has left that section (a grace period), and
+ * then runs at a schedule point the explorer chooses (or at quiescence).
+ * A dentry's free (the cache's only RCU callback) poisons the dentry there
+ * instead, and any later access to it through <dcsim/atomic.h> fails the
+ * execution with the freeing and the accessing thread's steps; the real
+ * callback runs at quiescence, after the scenario's check.  Other
+ * callbacks run for real at the chosen point, on the thread that reached
+ * it, with schedule points off.
+ *
+ * Memory (opts.memory): "sc" runs every access in one global order.
+ * "relaxed-rmw" lets a thread's loads pass its own earlier relaxed RMW
+ * (dcsim_try_cmpxchg_relaxed(), the kernel's try_cmpxchg64_relaxed()) on
+ * the same object: until the thread's next smp_rmb(), smp_mb(), acquire
+ * load or fully ordered RMW, a load may return the value the location had
+ * at the thread's last such ordering point.  DCSIM_EXPLORE_MEMORY=sc|
+ * relaxed-rmw overrides it.  docs/testing.md lists what it cannot see.
  */
 
 #include <stdbool.h>
@@ -68,6 +92,12 @@ enum dcsim_explore_htm {
 	DCSIM_EXPLORE_HTM_OFF,		/* dcsim_htm_begin() returns DCSIM_HTM_DISABLED */
 	DCSIM_EXPLORE_HTM_COMMIT,	/* simulated; never injects an abort */
 	DCSIM_EXPLORE_HTM_ABORTS,	/* simulated; injects aborts (abort_permille) */
+	DCSIM_EXPLORE_HTM_CONFLICTS,	/* simulated, schedule points inside, conflict aborts */
+};
+
+enum dcsim_explore_memory {
+	DCSIM_EXPLORE_MEM_SC,		/* sequentially consistent */
+	DCSIM_EXPLORE_MEM_RELAXED_RMW,	/* loads may pass an earlier relaxed RMW */
 };
 
 struct dcsim_explore_opts {
@@ -81,6 +111,8 @@ struct dcsim_explore_opts {
 	unsigned int abort_permille;	/* per begin/access/end, for HTM_ABORTS */
 	bool keep_going;		/* count failures instead of stopping at the first */
 	bool quiet;			/* no failure report on stderr (tests of the explorer) */
+	enum dcsim_explore_memory memory;
+	unsigned int htm_capacity;	/* cache lines a transaction may touch; 0: 512 */
 };
 
 /**
@@ -118,12 +150,17 @@ struct dcsim_explore_result {
 	bool exhausted;			/* dfs: every schedule within the bound ran */
 	bool skipped;			/* DCSIM_EXPLORE_SCENARIO named another scenario */
 	char failure[256];		/* first failure message */
+	unsigned long htm_conflicts;	/* aborts caused by another thread's access */
+	unsigned long htm_capacity_aborts;
+	unsigned long rcu_callbacks;	/* callbacks run (or poisoned) inside an execution */
+	unsigned long stale_loads;	/* loads that passed a relaxed RMW */
 };
 
 /**
  * dcsim_explore_opts_init() - defaults: random walk, seed from
  * DCSIM_EXPLORE_SEED or a fixed value, 1000 iterations, PCT depth 3,
- * preemption bound 2, 200000 steps, HTM off, 20 per mille aborts.
+ * preemption bound 2, 200000 steps, HTM off, 20 per mille aborts,
+ * sequentially consistent memory, a 512-line transaction capacity.
  */
 DCSIM_API void dcsim_explore_opts_init(struct dcsim_explore_opts *opts);
 
@@ -158,6 +195,9 @@ DCSIM_API int dcsim_explore_self(void);
 
 /** dcsim_explore_yield() - an explicit schedule point, for user scenarios. */
 DCSIM_API void dcsim_explore_yield(void);
+
+/** dcsim_explore_htm_name() - "off", "sim-commit", "sim-aborts" or "sim-conflicts". */
+DCSIM_API const char *dcsim_explore_htm_name(enum dcsim_explore_htm htm);
 
 /** dcsim_explore_mode_name() - "random", "pct" or "dfs". */
 DCSIM_API const char *dcsim_explore_mode_name(enum dcsim_explore_mode mode);

@@ -10,16 +10,21 @@
  * unregistered when it exits.  Readers never block or take a lock.
  *
  * In the check build the read-side boundaries are schedule points, and
- * deferred callbacks are routed through a hook so the explorer can run them
- * at quiescence (a grace period ends when no logical thread is inside a
- * read-side section, which at quiescence is trivially true).
+ * deferred callbacks are routed through a hook so the explorer can track
+ * grace periods itself: a callback becomes ready once every logical thread
+ * that was inside a read-side section at call_rcu() time has left it, and
+ * the explorer runs it (or poisons the dentry it frees) at a schedule point
+ * of its choice (<dcsim/explore.h>).
  */
 
 #include <dcsim/compiler.h>
 
-/* Opaque: liburcu's struct rcu_head (two pointers) and our callback. */
+/*
+ * Opaque: liburcu's struct rcu_head (two pointers), our callback, and (in
+ * ThreadSanitizer builds) the readers the callback is ordered after.
+ */
 struct dcsim_rcu_head {
-	void *opaque[3];
+	void *opaque[4];
 };
 
 typedef void (*dcsim_rcu_cb_t)(struct dcsim_rcu_head *head);

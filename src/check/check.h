@@ -27,6 +27,11 @@
 #define SIM_UNDO_MAX	256
 /* RTM aborts a transaction nested deeper than this. */
 #define SIM_NEST_MAX	7
+/* Cache lines a simulated transaction can track (read set + write set). */
+#define SIM_LINE_SHIFT	6
+#define SIM_LINES_MAX	512
+/* Values overwritten since a thread's last ordering point (weak memory). */
+#define WM_LOG_MAX	32
 
 struct sim_undo {
 	void *addr;
@@ -40,8 +45,21 @@ struct sim_txn {
 	jmp_buf env;			/* set by the dcsim_htm_begin() macro */
 	void *frame;			/* frame that called setjmp(), for a sanity check */
 	dcsim_htm_status_t status;	/* what the resumed begin returns */
+	/* conflict mode: another thread's access aborted us while we waited */
+	bool doomed;
+	unsigned int rcu_depth0;	/* RCU nesting at begin, put back by an abort */
 	unsigned int nlog;
 	struct sim_undo log[SIM_UNDO_MAX];
+	/* read and write sets, as cache line numbers (addr >> SIM_LINE_SHIFT) */
+	unsigned int nread, nwrite;
+	uintptr_t rset[SIM_LINES_MAX], wset[SIM_LINES_MAX];
+};
+
+/* A value another thread overwrote since our last ordering point. */
+struct wm_ent {
+	uintptr_t addr;
+	unsigned int size;
+	unsigned char old[SIM_UNDO_BYTES];
 };
 
 enum lt_state {
@@ -67,6 +85,23 @@ struct lthread {
 	const char *last_func;
 	int last_line;
 	const volatile void *last_addr;
+	/* RCU: read-side nesting, and outermost sections entered so far */
+	unsigned int rcu_depth;
+	unsigned long rcu_sections;
+	/*
+	 * Weak memory (DCSIM_EXPLORE_MEM_RELAXED_RMW): wm_open after a relaxed
+	 * RMW with no ordering point since; wm[] the values our later loads
+	 * may still return; a stale load patches memory until our next
+	 * schedule point (wm_patched, the current bytes in wm_cur).
+	 */
+	bool wm_open;
+	uintptr_t wm_rmw_addr;
+	unsigned int wm_n;
+	struct wm_ent wm[WM_LOG_MAX];
+	bool wm_patched;
+	void *wm_paddr;
+	unsigned int wm_psize;
+	unsigned char wm_cur[SIM_UNDO_BYTES];
 	struct sim_txn txn;
 };
 
@@ -83,11 +118,27 @@ void __dcsim_check_trace_txn(struct lthread *lt, enum dcsim_access acc,
 			     const volatile void *addr, unsigned int size,
 			     const char *func, int line);
 void __dcsim_check_note_htm(bool commit, dcsim_htm_status_t st);
+/* Conflict mode: transactions have schedule points inside. */
+bool __dcsim_check_htm_conflicts(void);
+/* Lines a transaction may track: the capacity option, or SIM_LINES_MAX. */
+unsigned int __dcsim_check_htm_capacity(void);
+/* RCU nesting changes made inside a transaction (no schedule point there). */
+void __dcsim_check_rcu_note(struct lthread *lt, enum dcsim_access acc);
+/* Put back memory a stale load patched (weak memory); ex.lock not needed. */
+void __dcsim_check_wm_restore(struct lthread *lt);
 
 /* htm-sim.c, for explore.c */
 void __dcsim_htm_sim_access(struct lthread *lt, enum dcsim_access acc,
 			    const volatile void *addr, unsigned int size,
 			    const char *func, int line);
 void __dcsim_htm_sim_reset(struct lthread *lt);
+/* Conflict mode, after @lt's schedule point, right before its access. */
+void __dcsim_htm_sim_access_conflict(struct lthread *lt, enum dcsim_access acc,
+				     const volatile void *addr, unsigned int size,
+				     const char *func, int line);
+/* Conflict mode: @lt (parked) loses to another thread's access; roll back now. */
+void __dcsim_htm_sim_doom(struct lthread *lt, dcsim_htm_status_t st);
+/* Does @lt's transaction hold line @ln in its write set (or read set)? */
+bool __dcsim_htm_sim_has_line(const struct lthread *lt, uintptr_t ln, bool write_set);
 
 #endif /* DCSIM_SRC_CHECK_H */

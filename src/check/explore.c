@@ -15,7 +15,9 @@
  * only moves under ex.lock, everything the previous holder did (including
  * its plain stores to the scenario's memory) happens-before what the next
  * holder does: the scenario runs sequentially consistent, one access at a
- * time, as an interleaving of the threads' program orders.
+ * time, as an interleaving of the threads' program orders (the relaxed-rmw
+ * mode then lets some loads return older values on purpose, by patching
+ * memory between a load and the same thread's next schedule point).
  *
  * Every decision (which thread runs next) is recorded; the list is what
  * DCSIM_EXPLORE_SCHEDULE replays and what the dfs mode backtracks over.
@@ -23,6 +25,14 @@
  * seed, and HTM abort injection from a second stream of the same seed, so
  * a seed reproduces an execution exactly (with the same scenario, mode and
  * PCT step estimate, which the failure report prints).
+ *
+ * Three models sit on top of the interleaving (see <dcsim/explore.h>):
+ * RCU grace periods with poisoning of freed dentries, the "relaxed-rmw"
+ * weak-memory mode, and the conflict-driven simulated HTM.  Each adds its
+ * own choices (when a ready callback runs, whether a load passes a relaxed
+ * RMW) from its own splitmix64 stream of the execution seed, so a seed
+ * still reproduces an execution; DCSIM_EXPLORE_SCHEDULE records thread
+ * choices only, so replay it with the same seed.
  */
 
 #include <errno.h>
@@ -34,6 +44,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <dcsim/dentry.h>
 #include <dcsim/explore.h>
 #include <dcsim/rcu.h>
 
@@ -66,6 +77,10 @@ enum {
 	TR_EXIT = DCSIM_ACC_NR,	/* thread body returned */
 	TR_HTM_ABORT,		/* injected abort; addr holds the status */
 	TR_HTM_COMMIT,
+	TR_CALL_RCU,		/* call_rcu(); addr holds the head */
+	TR_RCU_CB,		/* a callback ran (or its dentry was poisoned) */
+	TR_STALE,		/* the load just before passed a relaxed RMW */
+	TR_NR
 };
 
 struct dfs_node {
@@ -76,9 +91,32 @@ struct dfs_node {
 	uint16_t preempt;	/* preemptions before this decision */
 };
 
+enum cb_state {
+	CB_PENDING,	/* waiting for its grace period, or for the explorer */
+	CB_POISONED,	/* grace period over, dentry poisoned; runs at quiescence */
+	CB_DONE,
+};
+
 struct rcu_cb {
 	struct dcsim_rcu_head *head;
 	dcsim_rcu_cb_t func;
+	enum cb_state state;
+	char *obj;			/* the dentry it frees, or NULL if unknown */
+	size_t size;
+	unsigned char *saved;		/* the dentry's bytes while poisoned */
+	/* readers at call_rcu() time, and which section each was in */
+	uint32_t readers;
+	unsigned long sect[DCSIM_EXPLORE_MAX_THREADS];
+	int queuer;			/* logical thread, or CTL */
+	unsigned long q_trace, gp_trace;	/* trace indices */
+	unsigned long gp_step;
+};
+
+/* A use after free: who freed, who accessed. */
+struct uaf_info {
+	bool set;
+	int queuer, accessor;
+	unsigned long q_trace, gp_trace, a_trace;
 };
 
 static struct explorer {
@@ -93,7 +131,7 @@ static struct explorer {
 	struct dcsim_explore_opts o;
 	unsigned long exec_no;		/* 1-based */
 	uint64_t exec_seed;
-	uint64_t rng, inj_rng;
+	uint64_t rng, inj_rng, rcu_rng, wm_rng;
 	unsigned long step;
 	/* failure of the current execution */
 	bool failed, abandoned;
@@ -116,15 +154,15 @@ static struct explorer {
 	struct dfs_node *nodes;
 	size_t nnodes, nodes_cap, replay_len;
 	unsigned int preempt;
-	/* RCU callbacks deferred to quiescence */
-	pthread_mutex_t cb_lock;
+	/* RCU callbacks of this execution, in call_rcu() order; under ex.lock */
 	struct rcu_cb *cbs;
 	size_t ncbs, cbs_cap;
-	unsigned long htm_commits, htm_aborts;
+	struct uaf_info uaf;
+	unsigned long htm_commits, htm_aborts, htm_conflicts, htm_capacity_aborts;
+	unsigned long rcu_cbs_run, stale_loads;
 } ex = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.ctl_cv = PTHREAD_COND_INITIALIZER,
-	.cb_lock = PTHREAD_MUTEX_INITIALIZER,
 	.current = CTL,
 };
 
@@ -136,10 +174,19 @@ static const char *const acc_names[] = {
 	[DCSIM_ACC_SPIN]	= "spin",
 	[DCSIM_ACC_RCU_LOCK]	= "rcu_lock",
 	[DCSIM_ACC_RCU_UNLOCK]	= "rcu_unlock",
+	[DCSIM_ACC_RMW_RELAXED]	= "rmw_relaxed",
+	[DCSIM_ACC_LOAD_ACQUIRE] = "load_acq",
+	[DCSIM_ACC_RMB]		= "rmb",
+	[DCSIM_ACC_WMB]		= "wmb",
 	[TR_EXIT]		= "exit",
 	[TR_HTM_ABORT]		= "htm_abort",
 	[TR_HTM_COMMIT]		= "htm_commit",
+	[TR_CALL_RCU]		= "call_rcu",
+	[TR_RCU_CB]		= "rcu_cb",
+	[TR_STALE]		= "stale",
 };
+
+_Static_assert(TR_NR <= 256, "trace kinds fit in a byte");
 
 /* splitmix64: tiny, fast, and every seed (even 0) gives a good stream. */
 static uint64_t rng_next(uint64_t *s)
@@ -172,6 +219,17 @@ const char *dcsim_explore_mode_name(enum dcsim_explore_mode mode)
 	case DCSIM_EXPLORE_RANDOM:	return "random";
 	case DCSIM_EXPLORE_PCT:		return "pct";
 	case DCSIM_EXPLORE_DFS:		return "dfs";
+	}
+	return "invalid";
+}
+
+const char *dcsim_explore_htm_name(enum dcsim_explore_htm htm)
+{
+	switch (htm) {
+	case DCSIM_EXPLORE_HTM_OFF:		return "off";
+	case DCSIM_EXPLORE_HTM_COMMIT:		return "sim-commit";
+	case DCSIM_EXPLORE_HTM_ABORTS:		return "sim-aborts";
+	case DCSIM_EXPLORE_HTM_CONFLICTS:	return "sim-conflicts";
 	}
 	return "invalid";
 }
@@ -229,6 +287,8 @@ static void trace_add(unsigned int tid, unsigned int acc, const volatile void *a
 	e->txn = txn;
 }
 
+static void trace_print_one(FILE *f, unsigned long i, const struct trace_ent *e);
+
 static void trace_print(FILE *f)
 {
 	unsigned long n = ex.trace_print, first;
@@ -244,17 +304,41 @@ static void trace_print(FILE *f)
 	for (unsigned long i = first; i < ex.ntrace; i++) {
 		const struct trace_ent *e = &ex.trace[i % TRACE_MAX];
 
-		if (e->acc == TR_HTM_ABORT) {
-			fprintf(f, "    %6lu  T%u  htm abort injected, status %#" PRIx64 "\n",
-				i, e->tid, (uint64_t)(uintptr_t)e->addr);
-			continue;
-		}
-		fprintf(f, "    %6lu  T%u%s %-10s %s:%d", i, e->tid, e->txn ? "*" : " ",
-			acc_names[e->acc], e->func ? e->func : "?", e->line);
-		if (e->addr)
-			fprintf(f, "  %p/%u", (const void *)e->addr, e->size);
-		fputc('\n', f);
+		trace_print_one(f, i, e);
 	}
+}
+
+static void trace_print_one(FILE *f, unsigned long i, const struct trace_ent *e)
+{
+	if (e->acc == TR_HTM_ABORT) {
+		fprintf(f, "    %6lu  T%u  htm abort (%s), status %#" PRIx64 "\n",
+			i, e->tid, e->func ? e->func : "injected", (uint64_t)(uintptr_t)e->addr);
+		return;
+	}
+	fprintf(f, "    %6lu  T%u%s %-11s %s:%d", i, e->tid, e->txn ? "*" : " ",
+		acc_names[e->acc], e->func ? e->func : "?", e->line);
+	if (e->addr)
+		fprintf(f, "  %p/%u", (const void *)e->addr, e->size);
+	fputc('\n', f);
+}
+
+/* The last @max steps of thread @tid up to trace index @upto. */
+static void trace_print_thread(FILE *f, int tid, unsigned long upto, unsigned int max)
+{
+	unsigned long lo = ex.ntrace > TRACE_MAX ? ex.ntrace - TRACE_MAX : 0;
+	unsigned long idx[64];
+	unsigned int n = 0;
+
+	if (max > 64)
+		max = 64;
+	for (unsigned long i = upto + 1; i-- > lo && n < max;) {
+		if (i >= ex.ntrace)
+			continue;
+		if (ex.trace[i % TRACE_MAX].tid == tid)
+			idx[n++] = i;
+	}
+	while (n--)
+		trace_print_one(f, idx[n], &ex.trace[idx[n] % TRACE_MAX]);
 }
 
 /* Decisions as "tid*count,..." runs: what DCSIM_EXPLORE_SCHEDULE takes. */
@@ -282,13 +366,25 @@ static void report_failure(FILE *f)
 		fprintf(f, " (depth %u, step estimate %lu)", ex.o.pct_depth, ex.pct_k_used);
 	if (ex.o.mode == DCSIM_EXPLORE_DFS)
 		fprintf(f, " (preemption bound %u)", ex.o.preemption_bound);
-	fprintf(f, ", %u threads, htm %s\n", ex.sc->nthreads,
-		ex.o.htm == DCSIM_EXPLORE_HTM_OFF ? "off" :
-		ex.o.htm == DCSIM_EXPLORE_HTM_COMMIT ? "sim-commit" : "sim-aborts");
+	fprintf(f, ", %u threads, htm %s, memory %s\n", ex.sc->nthreads,
+		dcsim_explore_htm_name(ex.o.htm),
+		ex.o.memory == DCSIM_EXPLORE_MEM_RELAXED_RMW ? "relaxed-rmw" : "sc");
 	fprintf(f, "dcsim-explore:   %s\n", ex.msg);
+	if (ex.uaf.set) {
+		if (ex.uaf.queuer >= 0) {
+			fprintf(f, "dcsim-explore:   freeing thread T%d, up to its call_rcu() "
+				"(step %lu):\n", ex.uaf.queuer, ex.uaf.q_trace);
+			trace_print_thread(f, ex.uaf.queuer, ex.uaf.q_trace, 12);
+		}
+		fprintf(f, "dcsim-explore:   accessing thread T%d, up to the access "
+			"(grace period ended at step %lu):\n", ex.uaf.accessor, ex.uaf.gp_trace);
+		trace_print_thread(f, ex.uaf.accessor, ex.uaf.a_trace, 16);
+	}
 	fprintf(f, "dcsim-explore:   replay: DCSIM_EXPLORE_SCENARIO='%s' DCSIM_EXPLORE_MODE=%s "
 		"DCSIM_EXPLORE_SEED=%#" PRIx64, ex.sc->name,
 		dcsim_explore_mode_name(ex.o.mode), ex.exec_seed);
+	if (ex.o.memory == DCSIM_EXPLORE_MEM_RELAXED_RMW)
+		fputs(" DCSIM_EXPLORE_MEMORY=relaxed-rmw", f);
 	if (ex.o.mode == DCSIM_EXPLORE_PCT)
 		fprintf(f, " DCSIM_EXPLORE_PCT_STEPS=%lu", ex.pct_k_used);
 	fputs(" <test binary>\n", f);
@@ -358,6 +454,7 @@ void dcsim_explore_fail(const char *fmt, ...)
 	if (lt) {
 		/* Even from inside a simulated transaction: nothing runs after this. */
 		lt->txn.active = false;
+		__dcsim_check_wm_restore(lt);
 		abandon_locked(lt);
 	}
 	pthread_mutex_unlock(&ex.lock);
@@ -581,13 +678,357 @@ static void hand_off(struct lthread *lt, int next)
 	}
 }
 
+/* ---- access classes ---- */
+
+static bool acc_writes(unsigned int acc)
+{
+	return acc == DCSIM_ACC_STORE || acc == DCSIM_ACC_RMW || acc == DCSIM_ACC_RMW_RELAXED;
+}
+
+static bool acc_touches(unsigned int acc)
+{
+	return acc_writes(acc) || acc == DCSIM_ACC_LOAD || acc == DCSIM_ACC_LOAD_ACQUIRE;
+}
+
+/* Orders the thread's later loads after everything before it. */
+static bool acc_orders_loads(unsigned int acc)
+{
+	return acc == DCSIM_ACC_FENCE || acc == DCSIM_ACC_RMB || acc == DCSIM_ACC_RMW ||
+	       acc == DCSIM_ACC_LOAD_ACQUIRE;
+}
+
+static bool overlaps(uintptr_t a, size_t as, uintptr_t b, size_t bs)
+{
+	return a < b + bs && b < a + as;
+}
+
+/* ---- RCU: read-side sections, grace periods, poisoned dentries ---- */
+
+/* ex.lock held.  Has every reader of @cb left the section it was in? */
+static bool cb_ripe(const struct rcu_cb *cb)
+{
+	for (unsigned int i = 0; i < DCSIM_EXPLORE_MAX_THREADS; i++) {
+		const struct lthread *t;
+
+		if (!(cb->readers & (1u << i)))
+			continue;
+		if (!ex.pool || i >= ex.pool->n)
+			continue;
+		t = &ex.pool->lt[i];
+		if (t->rcu_depth && t->rcu_sections == cb->sect[i])
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The dentry a head belongs to, or NULL.  dentry_free() queues
+ * &d->d_rcu with d dead, killed and marked FREED; a foreign head is told
+ * apart by its alignment first (d_rcu sits 8 bytes past a 16-byte
+ * boundary of a 64-byte aligned dentry, so no head at the start of a
+ * malloc() block passes), before anything is read through it.
+ */
+static char *rcu_head_dentry(struct dcsim_rcu_head *head)
+{
+	char *b = (char *)head - offsetof(struct dcsim_dentry, d_rcu);
+	const struct dcsim_dentry *d = (const struct dcsim_dentry *)(void *)b;
+	uint32_t want = DCSIM_DCACHE_FREED | DCSIM_DCACHE_DENTRY_KILLED, f;
+
+	if ((uintptr_t)b % DCSIM_CACHELINE)
+		return NULL;
+	f = __atomic_load_n(&d->d_flags, __ATOMIC_RELAXED);
+	if ((f & want) != want ||
+	    __atomic_load_n(&d->d_lockref.count, __ATOMIC_RELAXED) != DCSIM_LOCKREF_DEAD)
+		return NULL;
+	return b;
+}
+
+static void rcu_poison(struct rcu_cb *cb)
+{
+	cb->saved = xrealloc(NULL, cb->size);
+	memcpy(cb->saved, cb->obj, cb->size);
+	memset(cb->obj, 0x6b, cb->size);
+	cb->state = CB_POISONED;
+}
+
+/* Put every poisoned dentry back as it was, for the check and the real callback. */
+static void rcu_unpoison_all(void)
+{
+	for (size_t i = 0; i < ex.ncbs; i++) {
+		struct rcu_cb *cb = &ex.cbs[i];
+
+		if (cb->saved) {
+			memcpy(cb->obj, cb->saved, cb->size);
+			free(cb->saved);
+			cb->saved = NULL;
+		}
+	}
+}
+
+/*
+ * ex.lock held, at @lt's schedule point.  Each callback whose grace period
+ * is over runs here with probability 1/3 (its own stream of the seed): a
+ * dentry is poisoned, another callback runs for real on this thread with
+ * schedule points off (at most one per point: it may queue more).
+ */
+static void rcu_tick(struct lthread *lt)
+{
+	if (lt->txn.active)
+		return;
+	for (size_t i = 0; i < ex.ncbs; i++) {
+		struct rcu_cb *cb = &ex.cbs[i];
+		struct dcsim_rcu_head *head;
+		dcsim_rcu_cb_t func;
+
+		if (cb->state != CB_PENDING || !cb_ripe(cb))
+			continue;
+		if (rng_below(&ex.rcu_rng, 3))
+			continue;
+		cb->gp_trace = ex.ntrace;
+		cb->gp_step = ex.step;
+		ex.rcu_cbs_run++;
+		trace_add(lt->id, TR_RCU_CB, cb->obj ? (void *)cb->obj : (void *)cb->head, 0,
+			  cb->obj ? "(grace period over: dentry poisoned)" : "(grace period over: callback)",
+			  0, false);
+		if (cb->obj) {
+			rcu_poison(cb);
+			continue;
+		}
+		cb->state = CB_DONE;
+		head = cb->head;
+		func = cb->func;
+		__dcsim_check_self = NULL;
+		pthread_mutex_unlock(&ex.lock);
+		func(head);
+		pthread_mutex_lock(&ex.lock);
+		__dcsim_check_self = lt;
+		return;
+	}
+}
+
+/* ex.lock held: @lt's access is about to touch [addr, addr+size). */
+static void uaf_check(struct lthread *lt, unsigned int acc, const volatile void *addr,
+		      unsigned int size, const char *func, int line)
+{
+	for (size_t i = 0; i < ex.ncbs; i++) {
+		const struct rcu_cb *cb = &ex.cbs[i];
+
+		if (cb->state != CB_POISONED ||
+		    !overlaps((uintptr_t)addr, size, (uintptr_t)cb->obj, cb->size))
+			continue;
+		ex.uaf = (struct uaf_info){
+			.set = true, .queuer = cb->queuer, .accessor = (int)lt->id,
+			.q_trace = cb->q_trace, .gp_trace = cb->gp_trace,
+			.a_trace = ex.ntrace ? ex.ntrace - 1 : 0,
+		};
+		fail_lockedf("use after free: T%u %s %p (dentry %p + %td) at %s:%d; the dentry was "
+			     "queued for freeing by %s%d (call_rcu at step %lu) and freed at step %lu, "
+			     "when no reader of that time was left in its read-side section",
+			     lt->id, acc_names[acc], (const void *)addr, (void *)cb->obj,
+			     (const char *)addr - cb->obj, func ? func : "?", line,
+			     cb->queuer >= 0 ? "T" : "controller ", cb->queuer, cb->q_trace,
+			     cb->gp_step);
+		abandon_locked(lt);
+	}
+}
+
+static void rcu_enter(struct lthread *lt)
+{
+	if (!lt->rcu_depth++)
+		lt->rcu_sections++;
+}
+
+/* ex.lock held. */
+static void rcu_exit(struct lthread *lt, const char *func, int line)
+{
+	if (!lt->rcu_depth) {
+		fail_lockedf("T%u: rcu_read_unlock() at %s:%d without rcu_read_lock()", lt->id,
+			     func ? func : "?", line);
+		abandon_locked(lt);
+	}
+	lt->rcu_depth--;
+}
+
+void __dcsim_check_rcu_note(struct lthread *lt, enum dcsim_access acc)
+{
+	pthread_mutex_lock(&ex.lock);
+	if (acc == DCSIM_ACC_RCU_LOCK)
+		rcu_enter(lt);
+	else if (acc == DCSIM_ACC_RCU_UNLOCK)
+		rcu_exit(lt, "(in a simulated transaction)", 0);
+	pthread_mutex_unlock(&ex.lock);
+}
+
+/* ---- weak memory: loads passing a relaxed RMW ---- */
+
+static bool wm_on(void)
+{
+	return ex.o.memory == DCSIM_EXPLORE_MEM_RELAXED_RMW;
+}
+
+static void wm_clear(struct lthread *lt)
+{
+	lt->wm_n = 0;
+	lt->wm_open = false;
+}
+
+/* Coherence: once @lt wrote or freshly read a location, no older value. */
+static void wm_drop(struct lthread *lt, uintptr_t addr, unsigned int size)
+{
+	unsigned int j = 0;
+
+	for (unsigned int i = 0; i < lt->wm_n; i++)
+		if (!overlaps(lt->wm[i].addr, lt->wm[i].size, addr, size))
+			lt->wm[j++] = lt->wm[i];
+	lt->wm_n = j;
+}
+
+/*
+ * ex.lock held: @lt is about to write [addr, addr+size).  Every other live
+ * thread keeps the value it overwrites (the first one since that thread's
+ * last ordering point), which its loads may still return.  A full log
+ * drops the value: fewer behaviours, never a false one.
+ */
+static void wm_note_write(struct lthread *lt, uintptr_t addr, unsigned int size)
+{
+	if (size > SIM_UNDO_BYTES)
+		return;
+	for (unsigned int i = 0; i < lt->pool->n; i++) {
+		struct lthread *o = &lt->pool->lt[i];
+		bool have = false;
+
+		if (o == lt || o->state == LT_DONE)
+			continue;
+		for (unsigned int k = 0; k < o->wm_n && !have; k++)
+			have = o->wm[k].addr == addr && o->wm[k].size == size;
+		if (have || o->wm_n == WM_LOG_MAX)
+			continue;
+		o->wm[o->wm_n].addr = addr;
+		o->wm[o->wm_n].size = size;
+		memcpy(o->wm[o->wm_n].old, (const void *)addr, size);
+		o->wm_n++;
+	}
+	wm_drop(lt, addr, size);
+}
+
+/*
+ * ex.lock held: @lt is about to load [addr, addr+size) with a relaxed RMW
+ * since its last ordering point.  Only loads near the RMW's address (the
+ * same object: we cannot see address dependencies, which order loads from
+ * other objects reached through pointers) may pass it.  If older values
+ * exist, half the time the load returns them: memory is patched until the
+ * thread's next schedule point, when nobody else has run yet.
+ */
+static void wm_load(struct lthread *lt, unsigned int acc, uintptr_t addr, unsigned int size,
+		    const char *func, int line)
+{
+	unsigned char img[SIM_UNDO_BYTES];
+	bool any = false;
+
+	if (acc != DCSIM_ACC_LOAD || !lt->wm_open || lt->txn.active || size > SIM_UNDO_BYTES ||
+	    addr + 256 < lt->wm_rmw_addr || addr > lt->wm_rmw_addr + 256)
+		goto fresh;
+	memcpy(img, (const void *)addr, size);
+	/* Newest first, so that where entries overlap the oldest value wins. */
+	for (unsigned int i = lt->wm_n; i-- > 0;) {
+		const struct wm_ent *e = &lt->wm[i];
+		uintptr_t lo, hi;
+
+		if (!overlaps(e->addr, e->size, addr, size))
+			continue;
+		lo = e->addr > addr ? e->addr : addr;
+		hi = e->addr + e->size < addr + size ? e->addr + e->size : addr + size;
+		memcpy(img + (lo - addr), e->old + (lo - e->addr), hi - lo);
+		any = true;
+	}
+	if (!any || !memcmp(img, (const void *)addr, size) || rng_below(&ex.wm_rng, 2))
+		goto fresh;
+	memcpy(lt->wm_cur, (const void *)addr, size);
+	memcpy((void *)addr, img, size);
+	lt->wm_patched = true;
+	lt->wm_paddr = (void *)addr;
+	lt->wm_psize = size;
+	ex.stale_loads++;
+	trace_add(lt->id, TR_STALE, (const void *)addr, size, func, line, false);
+	return;
+fresh:
+	wm_drop(lt, addr, size);
+}
+
+void __dcsim_check_wm_restore(struct lthread *lt)
+{
+	if (!lt->wm_patched)
+		return;
+	memcpy(lt->wm_paddr, lt->wm_cur, lt->wm_psize);
+	lt->wm_patched = false;
+}
+
+/* ---- HTM conflicts (strong isolation) ---- */
+
+/* ex.lock held: @lt's access aborts every transaction it conflicts with. */
+static void htm_conflicts(struct lthread *lt, unsigned int acc, uintptr_t addr, unsigned int size)
+{
+	uintptr_t first = addr >> SIM_LINE_SHIFT, last = (addr + size - 1) >> SIM_LINE_SHIFT;
+	bool w = acc_writes(acc);
+
+	for (unsigned int i = 0; i < lt->pool->n; i++) {
+		struct lthread *o = &lt->pool->lt[i];
+
+		if (o == lt || !o->txn.active || o->txn.doomed)
+			continue;
+		for (uintptr_t ln = first; ln <= last; ln++) {
+			dcsim_htm_status_t st = DCSIM_HTM_SIM_MARK | DCSIM_HTM_X86_CONFLICT |
+						DCSIM_HTM_X86_RETRY;
+
+			if (!__dcsim_htm_sim_has_line(o, ln, true) &&
+			    !(w && __dcsim_htm_sim_has_line(o, ln, false)))
+				continue;
+			trace_add(o->id, TR_HTM_ABORT, (const void *)(uintptr_t)st, 0,
+				  w ? "conflict: another thread writes a line it touched" :
+				      "conflict: another thread reads a line it wrote", 0, true);
+			__dcsim_htm_sim_doom(o, st);
+			ex.htm_conflicts++;
+			break;
+		}
+	}
+}
+
+/* ex.lock held: @lt's access to @addr happens now, after its schedule point. */
+static void access_checks(struct lthread *lt, unsigned int acc, const volatile void *addr,
+			  unsigned int size, const char *func, int line, bool atomic_txn)
+{
+	/* Aborted while it waited: this access is never made. */
+	if (lt->txn.active && lt->txn.doomed)
+		return;
+	if (addr && size && acc_touches(acc)) {
+		uaf_check(lt, acc, addr, size, func, line);
+		if (!atomic_txn && ex.o.htm == DCSIM_EXPLORE_HTM_CONFLICTS)
+			htm_conflicts(lt, acc, (uintptr_t)addr, size);
+	}
+	if (!wm_on())
+		return;
+	if (acc_orders_loads(acc))
+		wm_clear(lt);
+	if (addr && size) {
+		if (acc_writes(acc))
+			wm_note_write(lt, (uintptr_t)addr, size);
+		else if (acc_touches(acc))
+			wm_load(lt, acc, (uintptr_t)addr, size, func, line);
+	}
+	if (acc == DCSIM_ACC_RMW_RELAXED) {
+		lt->wm_open = true;
+		lt->wm_rmw_addr = (uintptr_t)addr;
+	}
+}
+
 void __dcsim_check_schedule(struct lthread *lt, enum dcsim_access acc,
 			    const volatile void *addr, unsigned int size,
 			    const char *func, int line)
 {
 	pthread_mutex_lock(&ex.lock);
+	__dcsim_check_wm_restore(lt);
 	flush_write(lt);
-	trace_add(lt->id, acc, addr, size, func, line, false);
+	trace_add(lt->id, acc, addr, size, func, line, lt->txn.active);
 	lt->last_acc = acc;
 	lt->last_func = func;
 	lt->last_line = line;
@@ -607,9 +1048,17 @@ void __dcsim_check_schedule(struct lthread *lt, enum dcsim_access acc,
 		lt->spun = true;
 		lt->foreign_write = false;
 	}
-	if (acc == DCSIM_ACC_STORE || acc == DCSIM_ACC_RMW)
+	if (acc_writes(acc))
 		lt->pending_write = true;
+	/* The section ends before the point (the unlock is behind us)... */
+	if (acc == DCSIM_ACC_RCU_UNLOCK)
+		rcu_exit(lt, func, line);
+	rcu_tick(lt);
 	hand_off(lt, pick(lt));
+	/* ...and begins after it (the lock is ahead of us). */
+	if (acc == DCSIM_ACC_RCU_LOCK)
+		rcu_enter(lt);
+	access_checks(lt, acc, addr, size, func, line, false);
 	pthread_mutex_unlock(&ex.lock);
 }
 
@@ -620,9 +1069,19 @@ void dcsim_sched_point(enum dcsim_access acc, const volatile void *addr,
 
 	if (dcsim_likely(!lt))
 		return;
+	__dcsim_check_wm_restore(lt);
 	if (lt->txn.active) {
-		/* No schedule point inside: the transaction is atomic. */
-		__dcsim_htm_sim_access(lt, acc, addr, size, func, line);
+		if (ex.o.htm != DCSIM_EXPLORE_HTM_CONFLICTS || acc == DCSIM_ACC_SPIN) {
+			/* No schedule point inside: the transaction is atomic. */
+			pthread_mutex_lock(&ex.lock);
+			access_checks(lt, acc, addr, size, func, line, true);
+			pthread_mutex_unlock(&ex.lock);
+			__dcsim_htm_sim_access(lt, acc, addr, size, func, line);
+			return;
+		}
+		/* Conflict mode: others may run, and may abort us meanwhile. */
+		__dcsim_check_schedule(lt, acc, addr, size, func, line);
+		__dcsim_htm_sim_access_conflict(lt, acc, addr, size, func, line);
 		return;
 	}
 	__dcsim_check_schedule(lt, acc, addr, size, func, line);
@@ -632,8 +1091,14 @@ void dcsim_explore_yield(void)
 {
 	struct lthread *lt = __dcsim_check_self;
 
-	if (lt && !lt->txn.active)
+	if (!lt)
+		return;
+	if (!lt->txn.active) {
 		__dcsim_check_schedule(lt, DCSIM_ACC_FENCE, NULL, 0, "dcsim_explore_yield", 0);
+	} else if (ex.o.htm == DCSIM_EXPLORE_HTM_CONFLICTS) {
+		__dcsim_check_schedule(lt, DCSIM_ACC_FENCE, NULL, 0, "dcsim_explore_yield", 0);
+		__dcsim_htm_sim_access_conflict(lt, DCSIM_ACC_FENCE, NULL, 0, "dcsim_explore_yield", 0);
+	}
 }
 
 /* ---- HTM glue for htm-sim.c ---- */
@@ -657,7 +1122,7 @@ dcsim_htm_status_t __dcsim_check_inject(struct lthread *lt, const char *where)
 	dcsim_htm_status_t st;
 
 	(void)where;
-	if (ex.o.htm != DCSIM_EXPLORE_HTM_ABORTS)
+	if (ex.o.htm != DCSIM_EXPLORE_HTM_ABORTS && ex.o.htm != DCSIM_EXPLORE_HTM_CONFLICTS)
 		return 0;
 	if (rng_below(&ex.inj_rng, 1000) >= ex.o.abort_permille)
 		return 0;
@@ -676,42 +1141,98 @@ void __dcsim_check_trace_txn(struct lthread *lt, enum dcsim_access acc,
 
 void __dcsim_check_note_htm(bool commit, dcsim_htm_status_t st)
 {
-	(void)st;
-	if (commit)
+	if (commit) {
 		ex.htm_commits++;
-	else
-		ex.htm_aborts++;
+		return;
+	}
+	ex.htm_aborts++;
+	if ((st & DCSIM_HTM_X86_CAPACITY) && !(st & DCSIM_HTM_X86_EXPLICIT))
+		ex.htm_capacity_aborts++;
 }
 
-/* ---- RCU callbacks, run at quiescence ---- */
+bool __dcsim_check_htm_conflicts(void)
+{
+	return ex.o.htm == DCSIM_EXPLORE_HTM_CONFLICTS;
+}
 
+unsigned int __dcsim_check_htm_capacity(void)
+{
+	unsigned int c = ex.o.htm_capacity;
+
+	return c && c < SIM_LINES_MAX ? c : SIM_LINES_MAX;
+}
+
+/* ---- RCU callbacks: queued with their readers ---- */
+
+/*
+ * Called for every dcsim_call_rcu() while an exploration runs, from a
+ * logical thread (holding the baton, not ex.lock), from the controller, or
+ * from a callback (ex.lock released around it).  The readers are the
+ * threads inside a read-side section now.
+ */
 static void defer_rcu(struct dcsim_rcu_head *head, dcsim_rcu_cb_t func)
 {
-	pthread_mutex_lock(&ex.cb_lock);
+	struct lthread *lt = __dcsim_check_self;
+	struct rcu_cb *cb;
+
+	pthread_mutex_lock(&ex.lock);
 	if (ex.ncbs == ex.cbs_cap) {
 		ex.cbs_cap = ex.cbs_cap ? 2 * ex.cbs_cap : 256;
 		ex.cbs = xrealloc(ex.cbs, ex.cbs_cap * sizeof(*ex.cbs));
 	}
-	ex.cbs[ex.ncbs++] = (struct rcu_cb){ head, func };
-	pthread_mutex_unlock(&ex.cb_lock);
+	cb = &ex.cbs[ex.ncbs++];
+	memset(cb, 0, sizeof(*cb));
+	cb->head = head;
+	cb->func = func;
+	cb->state = CB_PENDING;
+	cb->obj = rcu_head_dentry(head);
+	cb->size = cb->obj ? sizeof(struct dcsim_dentry) : 0;
+	cb->queuer = lt ? (int)lt->id : CTL;
+	cb->q_trace = ex.ntrace;
+	for (unsigned int i = 0; ex.pool && i < ex.pool->n; i++) {
+		if (ex.pool->lt[i].rcu_depth) {
+			cb->readers |= 1u << i;
+			cb->sect[i] = ex.pool->lt[i].rcu_sections;
+		}
+	}
+	if (lt)
+		trace_add(lt->id, TR_CALL_RCU, head, 0, lt->last_func, lt->last_line, lt->txn.active);
+	pthread_mutex_unlock(&ex.lock);
 }
 
-/* Callbacks may queue more callbacks; run until none is left. */
+/*
+ * At quiescence, on the controller: every callback not yet run runs now,
+ * in call_rcu() order (no reader is left, so every grace period is over).
+ * Callbacks may queue more callbacks; run until none is left.
+ */
 static void drain_rcu(void)
 {
 	for (;;) {
 		struct rcu_cb cb;
+		size_t i;
 
-		pthread_mutex_lock(&ex.cb_lock);
-		if (!ex.ncbs) {
-			pthread_mutex_unlock(&ex.cb_lock);
+		pthread_mutex_lock(&ex.lock);
+		for (i = 0; i < ex.ncbs && ex.cbs[i].state == CB_DONE; i++)
+			;
+		if (i == ex.ncbs) {
+			ex.ncbs = 0;
+			pthread_mutex_unlock(&ex.lock);
 			return;
 		}
-		cb = ex.cbs[0];
-		memmove(ex.cbs, ex.cbs + 1, --ex.ncbs * sizeof(*ex.cbs));
-		pthread_mutex_unlock(&ex.cb_lock);
+		ex.cbs[i].state = CB_DONE;
+		cb = ex.cbs[i];
+		pthread_mutex_unlock(&ex.lock);
 		cb.func(cb.head);
 	}
+}
+
+/* A failed execution: its state is leaked, and so are its callbacks. */
+static void discard_rcu(void)
+{
+	pthread_mutex_lock(&ex.lock);
+	rcu_unpoison_all();
+	ex.ncbs = 0;
+	pthread_mutex_unlock(&ex.lock);
 }
 
 /* ---- the pool ---- */
@@ -737,9 +1258,17 @@ static void *lthread_main(void *arg)
 
 		ex.sc->thread(ex.state, lt->id);
 
+		__dcsim_check_wm_restore(lt);
 		pthread_mutex_lock(&ex.lock);
 		flush_write(lt);
+		if (lt->rcu_depth) {
+			fail_lockedf("T%u returned inside an RCU read-side section (depth %u)",
+				     lt->id, lt->rcu_depth);
+			abandon_locked(lt);
+		}
 		lt->state = LT_DONE;
+		wm_clear(lt);
+		rcu_tick(lt);
 		trace_add(lt->id, TR_EXIT, NULL, 0, "(body returned)", 0, false);
 		next = pick(lt);
 		if (next < 0) {
@@ -876,6 +1405,11 @@ static void exec_prepare(void)
 	ex.rng = ex.exec_seed;
 	ex.inj_rng = ex.exec_seed ^ 0x6a09e667f3bcc909ull;
 	(void)rng_next(&ex.inj_rng);
+	ex.rcu_rng = ex.exec_seed ^ 0xbb67ae8584caa73bull;
+	(void)rng_next(&ex.rcu_rng);
+	ex.wm_rng = ex.exec_seed ^ 0x3c6ef372fe94f82bull;
+	(void)rng_next(&ex.wm_rng);
+	memset(&ex.uaf, 0, sizeof(ex.uaf));
 	ex.step = 0;
 	ex.ntrace = 0;
 	ex.ndec = 0;
@@ -911,6 +1445,11 @@ static void exec_prepare(void)
 		lt->prio = ex.o.pct_depth + perm[i];
 		lt->last_func = NULL;
 		lt->last_line = 0;
+		lt->rcu_depth = 0;
+		lt->rcu_sections = 0;
+		lt->wm_open = false;
+		lt->wm_n = 0;
+		lt->wm_patched = false;
 		__dcsim_htm_sim_reset(lt);
 	}
 }
@@ -930,6 +1469,16 @@ static void apply_env(struct dcsim_explore_opts *o, bool *single, uint64_t *seed
 			fprintf(stderr, "dcsim-explore: ignoring DCSIM_EXPLORE_MODE='%s'\n", m);
 	}
 	o->iterations = env_ulong("DCSIM_EXPLORE_ITERS", o->iterations);
+	m = getenv("DCSIM_EXPLORE_MEMORY");
+	if (m && *m) {
+		if (!strcmp(m, "sc"))
+			o->memory = DCSIM_EXPLORE_MEM_SC;
+		else if (!strcmp(m, "relaxed-rmw"))
+			o->memory = DCSIM_EXPLORE_MEM_RELAXED_RMW;
+		else
+			fprintf(stderr, "dcsim-explore: ignoring DCSIM_EXPLORE_MEMORY='%s' "
+				"(want sc or relaxed-rmw)\n", m);
+	}
 	if (getenv("DCSIM_EXPLORE_SEED")) {
 		*single = true;
 		*seed = env_ulong("DCSIM_EXPLORE_SEED", 0);
@@ -949,7 +1498,8 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 	memset(&r, 0, sizeof(r));
 	if (!sc || !opts || !sc->thread || !sc->name || sc->nthreads < 1 ||
 	    sc->nthreads > DCSIM_EXPLORE_MAX_THREADS || opts->pct_depth > PCT_MAX_DEPTH ||
-	    __dcsim_check_self)
+	    (unsigned int)opts->htm > DCSIM_EXPLORE_HTM_CONFLICTS ||
+	    (unsigned int)opts->memory > DCSIM_EXPLORE_MEM_RELAXED_RMW || __dcsim_check_self)
 		return -EINVAL;
 	if (only && *only && strcmp(only, sc->name)) {
 		r.skipped = true;
@@ -978,7 +1528,9 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 	/* PCT's k: the longest execution seen so far, unless given. */
 	bool pct_adapt = !ex.pct_k;
 	ex.nnodes = ex.replay_len = 0;
-	ex.htm_commits = ex.htm_aborts = 0;
+	ex.htm_commits = ex.htm_aborts = ex.htm_conflicts = ex.htm_capacity_aborts = 0;
+	ex.rcu_cbs_run = ex.stale_loads = 0;
+	ex.ncbs = 0;
 	max_iter = single ? 1 : ex.o.iterations;
 
 	dcsim_rcu_set_defer_hook(defer_rcu);
@@ -1030,6 +1582,10 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 		r.steps += ex.step;
 		if (ex.step > r.max_steps_seen)
 			r.max_steps_seen = ex.step;
+		/* The check walks the cache: it must see freed dentries as they were. */
+		pthread_mutex_lock(&ex.lock);
+		rcu_unpoison_all();
+		pthread_mutex_unlock(&ex.lock);
 		if (!ex.abandoned && sc->check)
 			sc->check(ex.state);
 		if (!ex.failed) {
@@ -1051,9 +1607,7 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 			 * used after free): leak it, and an abandoned pool.
 			 */
 			lsan_keep(ex.state);
-			pthread_mutex_lock(&ex.cb_lock);
-			ex.ncbs = 0;
-			pthread_mutex_unlock(&ex.cb_lock);
+			discard_rcu();
 			if (ex.abandoned) {
 				pthread_mutex_lock(&ex.lock);
 				ex.pool = NULL;
@@ -1089,6 +1643,10 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 	dcsim_rcu_set_defer_hook(NULL);
 	r.htm_commits = ex.htm_commits;
 	r.htm_aborts = ex.htm_aborts;
+	r.htm_conflicts = ex.htm_conflicts;
+	r.htm_capacity_aborts = ex.htm_capacity_aborts;
+	r.rcu_callbacks = ex.rcu_cbs_run;
+	r.stale_loads = ex.stale_loads;
 	pthread_mutex_lock(&ex.lock);
 	ex.running = false;
 	pthread_mutex_unlock(&ex.lock);

@@ -2,10 +2,19 @@
 /*
  * The simulated HTM backend of the check build.
  *
- * A simulated transaction runs on an explorer thread.  Atomicity comes from
- * the explorer: dcsim_sched_point() never gives the baton away while the
- * thread is inside a transaction, so no other logical thread runs between
- * begin and end.  What remains to simulate is failure:
+ * A simulated transaction runs on an explorer thread.  In the "commit" and
+ * "aborts" modes atomicity comes from the explorer: dcsim_sched_point()
+ * never gives the baton away while the thread is inside a transaction, so
+ * no other logical thread runs between begin and end.  In the "conflicts"
+ * mode the accesses inside are schedule points, and isolation comes from
+ * conflict detection instead, as in RTM: the transaction keeps the cache
+ * lines it read and wrote (64 bytes, SIM_LINE_SHIFT), and an access by
+ * another thread that writes a line of either set, or reads a line of the
+ * write set, aborts it on the spot (explore.c:htm_conflicts() calls
+ * __dcsim_htm_sim_doom()): its stores are rolled back before that access
+ * is made, so no other thread ever reads a speculative value (strong
+ * isolation), and the transaction resumes at begin with a conflict status
+ * when it next runs.  In every mode:
  *
  *  - every store and read-modify-write made through <dcsim/atomic.h> inside
  *    the transaction first saves the bytes it will overwrite (its schedule
@@ -86,6 +95,8 @@ void __dcsim_htm_sim_reset(struct lthread *lt)
 	lt->txn.nlog = 0;
 	lt->txn.frame = NULL;
 	lt->txn.status = 0;
+	lt->txn.doomed = false;
+	lt->txn.nread = lt->txn.nwrite = 0;
 }
 
 static void count_abort(dcsim_htm_status_t st)
@@ -127,6 +138,9 @@ dcsim_htm_status_t dcsim_htm_sim_start(void *frame)
 	lt->txn.active = true;
 	lt->txn.depth = 1;
 	lt->txn.nlog = 0;
+	lt->txn.nread = lt->txn.nwrite = 0;
+	lt->txn.doomed = false;
+	lt->txn.rcu_depth0 = lt->rcu_depth;
 	lt->txn.frame = frame;
 	return DCSIM_HTM_STARTED;
 }
@@ -152,8 +166,11 @@ static __attribute__((noreturn, noinline)) void sim_do_abort(struct lthread *lt,
 		memcpy(tx->log[i].addr, tx->log[i].old, tx->log[i].size);
 	tx->nlog = 0;
 	tx->active = false;
+	tx->doomed = false;
 	tx->depth = 0;
 	tx->status = st;
+	/* rcu_read_lock()/unlock() inside are rolled back too. */
+	lt->rcu_depth = tx->rcu_depth0;
 	if ((char *)__builtin_frame_address(0) >= (char *)tx->frame) {
 		fputs("dcsim: a simulated transaction outlived the function that began it; "
 		      "in the check build dcsim_htm_begin() and dcsim_htm_end() must be in "
@@ -217,6 +234,9 @@ void dcsim_htm_sim_end(void)
 		sim_do_abort(lt, st);
 	lt->txn.active = false;
 	lt->txn.depth = 0;
+	/* XEND orders like a full barrier: no load passes it (weak memory). */
+	lt->wm_n = 0;
+	lt->wm_open = false;
 	/* The stores are now visible: spinners may be woken at our next point. */
 	if (lt->txn.nlog)
 		lt->pending_write = true;
@@ -226,11 +246,75 @@ void dcsim_htm_sim_end(void)
 	__dcsim_check_trace_txn(lt, DCSIM_ACC_FENCE, NULL, 0, "htm commit", 0);
 }
 
+bool __dcsim_htm_sim_has_line(const struct lthread *lt, uintptr_t ln, bool write_set)
+{
+	const struct sim_txn *tx = &lt->txn;
+	const uintptr_t *set = write_set ? tx->wset : tx->rset;
+	unsigned int n = write_set ? tx->nwrite : tx->nread;
+
+	for (unsigned int i = 0; i < n; i++)
+		if (set[i] == ln)
+			return true;
+	return false;
+}
+
+/*
+ * Add the lines of an access to the read or write set (a written line
+ * leaves the read set: the write set alone decides its conflicts), and
+ * abort for capacity when both sets together exceed the limit.
+ */
+static void sim_track(struct lthread *lt, enum dcsim_access acc, const volatile void *addr,
+		      unsigned int size)
+{
+	struct sim_txn *tx = &lt->txn;
+	bool w = acc == DCSIM_ACC_STORE || acc == DCSIM_ACC_RMW || acc == DCSIM_ACC_RMW_RELAXED;
+	uintptr_t first, last;
+
+	if (!addr || !size || (!w && acc != DCSIM_ACC_LOAD && acc != DCSIM_ACC_LOAD_ACQUIRE))
+		return;
+	first = (uintptr_t)addr >> SIM_LINE_SHIFT;
+	last = ((uintptr_t)addr + size - 1) >> SIM_LINE_SHIFT;
+	for (uintptr_t ln = first; ln <= last; ln++) {
+		if (__dcsim_htm_sim_has_line(lt, ln, true))
+			continue;
+		if (w) {
+			for (unsigned int i = 0; i < tx->nread; i++) {
+				if (tx->rset[i] == ln) {
+					tx->rset[i] = tx->rset[--tx->nread];
+					break;
+				}
+			}
+			if (tx->nread + tx->nwrite >= __dcsim_check_htm_capacity())
+				sim_do_abort(lt, DCSIM_HTM_SIM_MARK | DCSIM_HTM_X86_CAPACITY);
+			tx->wset[tx->nwrite++] = ln;
+		} else if (!__dcsim_htm_sim_has_line(lt, ln, false)) {
+			if (tx->nread + tx->nwrite >= __dcsim_check_htm_capacity())
+				sim_do_abort(lt, DCSIM_HTM_SIM_MARK | DCSIM_HTM_X86_CAPACITY);
+			tx->rset[tx->nread++] = ln;
+		}
+	}
+}
+
+/* Save what a store inside the transaction will overwrite. */
+static void sim_log_store(struct lthread *lt, enum dcsim_access acc, const volatile void *addr,
+			  unsigned int size)
+{
+	struct sim_txn *tx = &lt->txn;
+
+	if (acc != DCSIM_ACC_STORE && acc != DCSIM_ACC_RMW && acc != DCSIM_ACC_RMW_RELAXED)
+		return;
+	if (tx->nlog == SIM_UNDO_MAX || size > SIM_UNDO_BYTES)
+		sim_do_abort(lt, DCSIM_HTM_SIM_MARK | DCSIM_HTM_X86_CAPACITY);
+	tx->log[tx->nlog].addr = (void *)(uintptr_t)addr;
+	tx->log[tx->nlog].size = size;
+	memcpy(tx->log[tx->nlog].old, (const void *)(uintptr_t)addr, size);
+	tx->nlog++;
+}
+
 void __dcsim_htm_sim_access(struct lthread *lt, enum dcsim_access acc,
 			    const volatile void *addr, unsigned int size,
 			    const char *func, int line)
 {
-	struct sim_txn *tx = &lt->txn;
 	dcsim_htm_status_t st;
 
 	__dcsim_check_trace_txn(lt, acc, addr, size, func, line);
@@ -239,12 +323,37 @@ void __dcsim_htm_sim_access(struct lthread *lt, enum dcsim_access acc,
 		sim_do_abort(lt, st);
 	if (acc == DCSIM_ACC_SPIN)
 		sim_do_abort(lt, DCSIM_HTM_SIM_MARK | DCSIM_HTM_X86_CONFLICT | DCSIM_HTM_X86_RETRY);
-	if (acc != DCSIM_ACC_STORE && acc != DCSIM_ACC_RMW)
-		return;
-	if (tx->nlog == SIM_UNDO_MAX || size > SIM_UNDO_BYTES)
-		sim_do_abort(lt, DCSIM_HTM_SIM_MARK | DCSIM_HTM_X86_CAPACITY);
-	tx->log[tx->nlog].addr = (void *)(uintptr_t)addr;
-	tx->log[tx->nlog].size = size;
-	memcpy(tx->log[tx->nlog].old, (const void *)(uintptr_t)addr, size);
-	tx->nlog++;
+	if (acc == DCSIM_ACC_RCU_LOCK || acc == DCSIM_ACC_RCU_UNLOCK)
+		__dcsim_check_rcu_note(lt, acc);
+	sim_track(lt, acc, addr, size);
+	sim_log_store(lt, acc, addr, size);
+}
+
+void __dcsim_htm_sim_access_conflict(struct lthread *lt, enum dcsim_access acc,
+				     const volatile void *addr, unsigned int size,
+				     const char *func, int line)
+{
+	dcsim_htm_status_t st;
+
+	(void)line;
+	if (lt->txn.doomed)
+		sim_do_abort(lt, lt->txn.status);
+	st = __dcsim_check_inject(lt, func);
+	if (st)
+		sim_do_abort(lt, st);
+	sim_track(lt, acc, addr, size);
+	sim_log_store(lt, acc, addr, size);
+}
+
+void __dcsim_htm_sim_doom(struct lthread *lt, dcsim_htm_status_t st)
+{
+	struct sim_txn *tx = &lt->txn;
+
+	/* Newest first: memory is as at begin before the other access is made. */
+	for (unsigned int i = tx->nlog; i-- > 0;)
+		memcpy(tx->log[i].addr, tx->log[i].old, tx->log[i].size);
+	tx->nlog = 0;
+	tx->nread = tx->nwrite = 0;
+	tx->doomed = true;
+	tx->status = st;
 }

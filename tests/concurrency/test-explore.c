@@ -24,6 +24,7 @@
 #include <dcsim/explore.h>
 #include <dcsim/htm.h>
 #include <dcsim/lockref.h>
+#include <dcsim/rcu.h>
 #include <dcsim/spinlock.h>
 #include <dcsim/stats.h>
 
@@ -528,6 +529,261 @@ static void test_sim_semantics(void **unused)
 	assert_int_equal(dcsim_explore_run(&sc, &o, &r), 0);
 }
 
+/* ---- RCU: grace periods chosen by the explorer ---- */
+
+struct robj {
+	struct dcsim_rcu_head head;	/* at offset 0: not mistaken for a dentry */
+	int freed;
+};
+
+struct rcu_state {
+	struct robj *p;
+	struct robj *obj;		/* for teardown */
+	int variant;			/* 0: reader in a section, 1: reader outside */
+	int saw_freed, got;
+};
+
+static void robj_cb(struct dcsim_rcu_head *head)
+{
+	struct robj *o = (struct robj *)(void *)head;
+
+	/* Stands for the free: the reader must never see it inside its section. */
+	DCSIM_WRITE_ONCE(o->freed, 1);
+}
+
+static void *setup_rcu(void *arg)
+{
+	struct rcu_state *s = calloc(1, sizeof(*s));
+
+	assert_non_null(s);
+	s->obj = calloc(1, sizeof(*s->obj));
+	assert_non_null(s->obj);
+	s->p = s->obj;
+	s->variant = (int)(intptr_t)arg;
+	return s;
+}
+
+static void teardown_rcu(void *state)
+{
+	struct rcu_state *s = state;
+
+	free(s->obj);
+	free(s);
+}
+
+static void rcu_thread(void *state, unsigned int tid)
+{
+	struct rcu_state *s = state;
+
+	if (tid == 0) {
+		struct robj *o;
+
+		if (s->variant == 2)
+			dcsim_rcu_read_unlock();	/* misuse: never locked */
+		if (s->variant != 1)
+			dcsim_rcu_read_lock();
+		o = dcsim_load_acquire(&s->p);
+		if (o) {
+			s->got = 1;
+			dcsim_explore_yield();
+			dcsim_explore_yield();
+			if (DCSIM_READ_ONCE(o->freed))
+				s->saw_freed = 1;
+		}
+		if (s->variant != 1 && s->variant != 3)	/* 3: returns inside the section */
+			dcsim_rcu_read_unlock();
+	} else {
+		struct robj *o = dcsim_xchg(&s->p, NULL);
+
+		dcsim_call_rcu(&o->head, robj_cb);
+		dcsim_explore_yield();
+		dcsim_explore_yield();
+	}
+}
+
+static void rcu_check(void *state)
+{
+	struct rcu_state *s = state;
+
+	if (s->saw_freed)
+		dcsim_explore_fail("the reader saw its object freed after %s",
+				   s->variant ? "reading it outside a section" : "a grace period");
+}
+
+static struct dcsim_explore_result run_rcu(int variant, unsigned long iters)
+{
+	struct dcsim_scenario sc = {
+		.name = "rcu-grace-period", .nthreads = 2, .setup = setup_rcu,
+		.thread = rcu_thread, .check = rcu_check, .teardown = teardown_rcu,
+		.arg = (void *)(intptr_t)variant,
+	};
+	struct dcsim_explore_opts o = opts_for(DCSIM_EXPLORE_RANDOM, iters);
+	struct dcsim_explore_result r;
+
+	o.quiet = true;
+	(void)dcsim_explore_run(&sc, &o, &r);
+	return r;
+}
+
+static void test_rcu_grace_period(void **unused)
+{
+	struct dcsim_explore_result r;
+	(void)unused;
+
+	/* A reader inside its section never sees the callback run... */
+	r = run_rcu(0, 2000);
+	assert_int_equal(r.failures, 0);
+	/* ...though callbacks do run inside executions, not only at quiescence. */
+	assert_true(r.rcu_callbacks > 0);
+	/* A reader outside any section is not waited for: the free overtakes it. */
+	r = run_rcu(1, 2000);
+	assert_int_equal(r.failures, 1);
+	assert_non_null(strstr(r.failure, "outside a section"));
+	/* Unbalanced sections fail the execution. */
+	r = run_rcu(2, 10);
+	assert_int_equal(r.failures, 1);
+	assert_non_null(strstr(r.failure, "without rcu_read_lock()"));
+	r = run_rcu(3, 10);
+	assert_int_equal(r.failures, 1);
+	assert_non_null(strstr(r.failure, "inside an RCU read-side section"));
+}
+
+/* ---- conflict-driven simulated HTM ---- */
+
+struct cf {
+	_Alignas(64) int x;		/* read by the transaction */
+	_Alignas(64) int w;		/* written by the transaction */
+	_Alignas(64) int z;		/* nobody's business */
+	_Alignas(64) int lines[16][16];	/* one int per cache line read */
+	int variant, committed, aborts, nonconflict, capacity, seen99;
+};
+
+enum { CF_WRITE_X, CF_READ_X, CF_WRITE_Z, CF_READ_W, CF_WIDE };
+
+static void *setup_cf(void *arg)
+{
+	struct cf *s = aligned_alloc(64, sizeof(struct cf));
+
+	assert_non_null(s);
+	memset(s, 0, sizeof(*s));
+	s->variant = (int)(intptr_t)arg;
+	return s;
+}
+
+static void cf_thread(void *state, unsigned int tid)
+{
+	struct cf *s = state;
+
+	if (tid == 0) {
+		for (int i = 0; i < 8; i++) {
+			dcsim_htm_status_t st = dcsim_htm_begin();
+
+			if (st == DCSIM_HTM_STARTED) {
+				int a = DCSIM_READ_ONCE(s->x);
+
+				if (s->variant == CF_WIDE)
+					for (int l = 0; l < 8; l++)
+						a += DCSIM_READ_ONCE(s->lines[l][0]);
+				/* A speculative value nobody may ever read. */
+				DCSIM_WRITE_ONCE(s->w, 99);
+				dcsim_explore_yield();
+				DCSIM_WRITE_ONCE(s->w, a + 1);
+				dcsim_htm_end();
+				s->committed = 1;
+				return;
+			}
+			s->aborts++;
+			if (!(st & DCSIM_HTM_X86_CONFLICT))
+				s->nonconflict++;
+			if (st & DCSIM_HTM_X86_CAPACITY)
+				s->capacity++;
+		}
+		return;
+	}
+	switch (s->variant) {
+	case CF_WRITE_X:
+		DCSIM_WRITE_ONCE(s->x, 5);
+		break;
+	case CF_READ_X:
+		(void)DCSIM_READ_ONCE(s->x);
+		break;
+	case CF_WRITE_Z:
+		DCSIM_WRITE_ONCE(s->z, 5);
+		break;
+	case CF_READ_W:
+		if (DCSIM_READ_ONCE(s->w) == 99)
+			s->seen99 = 1;
+		break;
+	default:
+		break;
+	}
+}
+
+static void cf_check(void *state)
+{
+	struct cf *s = state;
+
+	if (s->seen99)
+		dcsim_explore_fail("a plain read saw a speculative store (no strong isolation)");
+	if (s->variant != CF_WIDE && s->nonconflict)
+		dcsim_explore_fail("%d aborts without a conflict cause", s->nonconflict);
+	if (s->committed && DCSIM_READ_ONCE(s->w) != DCSIM_READ_ONCE(s->x) + 1 &&
+	    !(s->variant == CF_WRITE_X && DCSIM_READ_ONCE(s->w) == 1))
+		dcsim_explore_fail("w %d after a commit that read x %d", s->w, s->x);
+	if (s->variant == CF_WIDE && s->capacity != s->aborts)
+		dcsim_explore_fail("%d of %d aborts not for capacity", s->aborts - s->capacity, s->aborts);
+}
+
+static struct dcsim_explore_result run_cf(int variant, enum dcsim_explore_htm htm, unsigned int cap)
+{
+	struct dcsim_scenario sc = {
+		.name = "htm-conflicts", .nthreads = 2, .setup = setup_cf,
+		.thread = cf_thread, .check = cf_check, .teardown = teardown_shared,
+		.arg = (void *)(intptr_t)variant,
+	};
+	struct dcsim_explore_opts o = opts_for(DCSIM_EXPLORE_RANDOM, 500);
+	struct dcsim_explore_result r;
+
+	o.htm = htm;
+	o.abort_permille = 0;
+	o.htm_capacity = cap;
+	assert_int_equal(dcsim_explore_run(&sc, &o, &r), 0);
+	return r;
+}
+
+static void test_htm_conflicts(void **unused)
+{
+	struct dcsim_explore_result r;
+	(void)unused;
+
+	/* A write to a line the transaction read aborts it, with a conflict cause. */
+	r = run_cf(CF_WRITE_X, DCSIM_EXPLORE_HTM_CONFLICTS, 0);
+	assert_true(r.htm_conflicts > 0);
+	assert_true(r.htm_aborts >= r.htm_conflicts);
+	assert_true(r.htm_commits > 0);
+	/* The same scenario in "commit" mode: atomic, so never a conflict. */
+	r = run_cf(CF_WRITE_X, DCSIM_EXPLORE_HTM_COMMIT, 0);
+	assert_int_equal(r.htm_conflicts, 0);
+	assert_int_equal(r.htm_aborts, 0);
+	/* Read/read and disjoint lines do not conflict. */
+	r = run_cf(CF_READ_X, DCSIM_EXPLORE_HTM_CONFLICTS, 0);
+	assert_int_equal(r.htm_aborts, 0);
+	r = run_cf(CF_WRITE_Z, DCSIM_EXPLORE_HTM_CONFLICTS, 0);
+	assert_int_equal(r.htm_aborts, 0);
+	/* A read of a written line aborts it first: the speculative 99 is never seen. */
+	r = run_cf(CF_READ_W, DCSIM_EXPLORE_HTM_CONFLICTS, 0);
+	assert_true(r.htm_conflicts > 0);
+	/* Capacity: 10 lines do not fit in 4, and fit in 16 (and the default). */
+	r = run_cf(CF_WIDE, DCSIM_EXPLORE_HTM_CONFLICTS, 4);
+	assert_int_equal(r.htm_commits, 0);
+	assert_true(r.htm_capacity_aborts > 0);
+	r = run_cf(CF_WIDE, DCSIM_EXPLORE_HTM_COMMIT, 4);
+	assert_int_equal(r.htm_commits, 0);
+	r = run_cf(CF_WIDE, DCSIM_EXPLORE_HTM_CONFLICTS, 16);
+	assert_int_equal(r.htm_capacity_aborts, 0);
+	assert_true(r.htm_commits > 0);
+}
+
 /* Outside the explorer the simulated backend refuses, loudly. */
 static void test_sim_refuses_outside(void **unused)
 {
@@ -568,6 +824,8 @@ int main(void)
 		cmocka_unit_test(test_txn_counter),
 		cmocka_unit_test(test_sim_semantics),
 		cmocka_unit_test(test_sim_refuses_outside),
+		cmocka_unit_test(test_rcu_grace_period),
+		cmocka_unit_test(test_htm_conflicts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
