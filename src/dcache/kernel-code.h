@@ -17,11 +17,11 @@
 DCSIM_API void dcsim_kc_d_lru_add(struct dcsim_dentry *dentry);
 
 /*
- * models fs/dcache.c:dentry_kill(): d_lock held, the caller's reference
- * still counted.  Return: the parent to put next, @dentry itself to retry
- * the put (the parent's trylock failed; no lock held), or NULL.
+ * models fs/dcache.c:__dentry_kill(): d_lock and (unless a root) the
+ * parent's d_lock held; kills, drops both locks, frees after a grace period.
+ * The caller (the kernel's dentry_kill()) puts the parent next.
  */
-DCSIM_API struct dcsim_dentry *dcsim_kc_dentry_kill(struct dcsim_dentry *dentry);
+DCSIM_API void dcsim_kc___dentry_kill(struct dcsim_dentry *dentry);
 
 /* A WARN of the kernel code, counted with the library's (<dcsim/warn.h>); @file NULL: count only. */
 DCSIM_API void dcsim_kc_warn(const char *file, int line, const char *func, const char *cond);

@@ -27,7 +27,10 @@ void KC_ENTRY(struct dcsim_dentry *d)
 #if DCSIM_CHECK
 /* For the explorer's traces: which kernel function made an access. */
 static const struct kc_func funcs[] = {
+	{ "__lock_parent", (const void *)__lock_parent },
+	{ "lock_parent", (const void *)lock_parent },
 	{ "retain_dentry", (const void *)retain_dentry },
+	{ "dentry_kill", (const void *)dentry_kill },
 	{ "fast_dput", (const void *)fast_dput },
 	{ "dput", (const void *)dput },
 #ifdef KC_HTM

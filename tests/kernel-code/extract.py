@@ -35,10 +35,11 @@ import tempfile
 
 TOP = "linux-source-6.1"
 
-# The dput path.  dput() calls fast_dput() and retain_dentry(), then
-# dentry_kill(), which dcsim serves (it needs d_inode and i_lock, which the
-# model has not); fast_dput() calls fast_dput_htm() in the patched tree.
-FUNCS_BASE = ["retain_dentry", "fast_dput", "dput"]
+# The dput path: dput() calls fast_dput(), retain_dentry() and
+# dentry_kill(), which calls lock_parent()/__lock_parent() and
+# retain_dentry() again; fast_dput() calls fast_dput_htm() in the patched
+# tree.  __dentry_kill() and d_lru_add() are dcsim's (shims).
+FUNCS_BASE = ["__lock_parent", "lock_parent", "retain_dentry", "dentry_kill", "fast_dput", "dput"]
 FUNCS_HTM = ["fast_dput_htm"]
 # Abort codes of the patch: every "#define DCACHE_HTM_<X>" line.
 DEFINE_PREFIX_HTM = "DCACHE_HTM_"

@@ -4,15 +4,17 @@
  * laid over dcsim's struct dcsim_dentry (<dcsim/dentry.h>).
  *
  * Only the fields that the extracted dput path touches are named: d_flags,
- * d_hash (d_unhashed()), d_parent, d_op and d_lockref, each at the offset of
- * its dcsim twin (the padding is computed from dcsim's layout and every
- * offset is asserted), so the kernel code reads and writes dcsim dentries
- * in place.  dcsim keeps the kernel's 6.1 flag values, also asserted.
+ * d_hash (d_unhashed()), d_parent, d_op, d_inode and d_lockref, each at the
+ * offset of its dcsim twin (the padding is computed from dcsim's layout and
+ * every offset is asserted), so the kernel code reads and writes dcsim
+ * dentries in place.  dcsim keeps the kernel's 6.1 flag values, also
+ * asserted.  dcsim has no inodes: d_inode sits on dcsim's d_time, which
+ * nothing writes (always 0), so every dentry looks negative to
+ * dentry_kill() and its i_lock paths never run.
  *
  * What the extraction leaves out is served by dcsim's own code, for dcsim
- * models it: d_lru_add() (list_lru and the LRU counters) and dentry_kill()
- * (dcsim's has no inode and no i_lock, and retries the whole put when the
- * parent's trylock fails instead of __lock_parent()); see docs/kernel.md.
+ * models it: d_lru_add() (list_lru and the LRU counters) and __dentry_kill()
+ * (unhash, unlist, free after a grace period); see docs/kernel.md.
  */
 #ifndef _KC_DCACHE_H
 #define _KC_DCACHE_H
@@ -48,6 +50,10 @@ struct hlist_bl_node {
 	struct hlist_bl_node *next, **pprev;
 };
 
+struct inode {
+	spinlock_t i_lock;
+};
+
 struct dentry_operations {
 	int (*d_delete)(const struct dentry *);
 };
@@ -64,7 +70,9 @@ struct dentry {
 	struct dentry *d_parent;
 	char __kc_gap0[__KC_GAP(d_parent, d_op)];
 	const struct dentry_operations *d_op;
-	char __kc_gap1[__KC_GAP(d_op, d_lockref)];
+	char __kc_gap1[__KC_GAP(d_op, d_time)];
+	struct inode *d_inode;		/* dcsim's d_time: always 0, no inodes */
+	char __kc_gap2[__KC_GAP(d_time, d_lockref)];
 	struct lockref d_lockref;
 	char __kc_tail[sizeof(struct dcsim_dentry) - sizeof(struct dcsim_lockref) -
 		       __builtin_offsetof(struct dcsim_dentry, d_lockref)];
@@ -83,6 +91,9 @@ __KC_SAME(d_hash);
 __KC_SAME(d_parent);
 __KC_SAME(d_op);
 __KC_SAME(d_lockref);
+_Static_assert(__builtin_offsetof(struct dentry, d_inode) ==
+	       __builtin_offsetof(struct dcsim_dentry, d_time) &&
+	       sizeof(struct inode *) == sizeof(((struct dcsim_dentry *)0)->d_time), "d_inode");
 _Static_assert(__builtin_offsetof(struct hlist_bl_node, pprev) ==
 	       __builtin_offsetof(struct dcsim_hash_node, pprev), "d_hash.pprev");
 _Static_assert(__builtin_offsetof(struct dentry_operations, d_delete) ==
@@ -93,6 +104,9 @@ static __always_inline struct dcsim_dentry *kc_dcsim(struct dentry *dentry)
 {
 	return (struct dcsim_dentry *)(void *)dentry;
 }
+
+#define IS_ROOT(x)		((x) == (x)->d_parent)
+#define DENTRY_D_LOCK_NESTED	1
 
 static __always_inline int hlist_bl_unhashed(const struct hlist_bl_node *h)
 {
@@ -111,7 +125,7 @@ static __always_inline int d_in_lookup(const struct dentry *dentry)
 
 /* Served by dcsim (src/dcache/kernel-code.c): d_lock held, as in the kernel. */
 #define d_lru_add(dentry)	dcsim_kc_d_lru_add(kc_dcsim(dentry))
-#define dentry_kill(dentry)	((struct dentry *)(void *)dcsim_kc_dentry_kill(kc_dcsim(dentry)))
+#define __dentry_kill(dentry)	dcsim_kc___dentry_kill(kc_dcsim(dentry))
 
 /* Patch 0003's counters, as built with CONFIG_DCACHE_HTM_STATS=n. */
 #define dcache_htm_count(stat)		do { } while (0)
