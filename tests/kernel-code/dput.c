@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One variant of the kernel's dput() path, compiled from the source that
+ * extract.py took out of the linux-source-6.1 tarball (meson passes
+ * KC_SOURCE, the generated file, and KC_ENTRY, the name of the entry point
+ * for glue.c; dput itself is renamed per variant with -Ddput=...).
+ *
+ * Everything the extracted functions name comes from the shims in
+ * include/: struct dentry over struct dcsim_dentry, lockref, spinlock_t,
+ * RCU, WARN, <linux/htm.h>.  In the check build this file is compiled with
+ * -fsanitize=thread, so that every plain access below is a schedule point
+ * (tsan-hooks.c).
+ */
+
+#include <kc/dcache.h>
+#include <kc/funcs.h>
+
+#include KC_SOURCE
+
+void KC_ENTRY(struct dcsim_dentry *d);
+
+void KC_ENTRY(struct dcsim_dentry *d)
+{
+	dput((struct dentry *)(void *)d);
+}
+
+#if DCSIM_CHECK
+/* For the explorer's traces: which kernel function made an access. */
+static const struct kc_func funcs[] = {
+	{ "__lock_parent", (const void *)__lock_parent },
+	{ "lock_parent", (const void *)lock_parent },
+	{ "retain_dentry", (const void *)retain_dentry },
+	{ "dentry_kill", (const void *)dentry_kill },
+	{ "fast_dput", (const void *)fast_dput },
+	{ "dput", (const void *)dput },
+#ifdef KC_HTM
+	{ "fast_dput_htm", (const void *)fast_dput_htm },
+#endif
+};
+
+static __attribute__((constructor)) void kc_register_funcs(void)
+{
+	kc_funcs_add(funcs, sizeof(funcs) / sizeof(funcs[0]));
+}
+#endif

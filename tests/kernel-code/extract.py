@@ -1,0 +1,256 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Extract the kernel's dput() path for the user-space build of tests/kernel-code.
+
+Reads Debian's linux-source-6.1 tarball once, unpacks only the files the
+patch series touches (plus fs/dcache.c and lib/lockref.c), applies the
+series to a copy, and writes into OUTDIR:
+
+  k61-dcache.h             named functions of the unpatched fs/dcache.c
+  k61-htm-dcache.h         the same functions after kernel/patches/ (+ fast_dput_htm)
+  k61-htm-bug-nolock-dcache.h
+                           the patched functions with fast_dput_htm()'s
+                           d_lock test cut out: the planted bug
+  lockref-c.h              lib/lockref.c, whole (it includes only
+                           <linux/export.h> and <linux/lockref.h>, both shims)
+
+(".h" only so that meson treats them as generated headers: dput.c and
+lockref-funcs.c #include them, one object per variant.)
+
+Functions are found by name, never by line number, and copied by brace
+matching with their kernel-doc comment; each is preceded by a #line
+directive, so compiler messages and explorer traces point into fs/dcache.c.
+A required name that is missing, or found twice, stops the build with a
+message: the series changed shape and tests/kernel-code must follow.
+
+usage: extract.py TARBALL PATCHDIR OUTDIR
+"""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+TOP = "linux-source-6.1"
+
+# The dput path: dput() calls fast_dput(), retain_dentry() and
+# dentry_kill(), which calls lock_parent()/__lock_parent() and
+# retain_dentry() again; fast_dput() calls fast_dput_htm() in the patched
+# tree.  __dentry_kill() and d_lru_add() are dcsim's (shims).
+FUNCS_BASE = ["__lock_parent", "lock_parent", "retain_dentry", "dentry_kill", "fast_dput", "dput"]
+FUNCS_HTM = ["fast_dput_htm"]
+# Abort codes of the patch: every "#define DCACHE_HTM_<X>" line.
+DEFINE_PREFIX_HTM = "DCACHE_HTM_"
+
+
+def die(msg):
+    sys.stderr.write("extract.py: error: %s\n" % msg)
+    sys.exit(1)
+
+
+def patch_paths(patch):
+    """Files that @patch modifies (a/ side), and the ones it creates."""
+    old, new = set(), set()
+    with open(patch, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            m = re.match(r"^--- (a/)?(\S+)", line)
+            if m and m.group(2) != "/dev/null":
+                old.add(m.group(2))
+            m = re.match(r"^\+\+\+ (b/)?(\S+)", line)
+            if m and m.group(2) != "/dev/null":
+                new.add(m.group(2))
+    return old, new - old
+
+
+def read_series(patchdir):
+    series = os.path.join(patchdir, "series")
+    if not os.path.exists(series):
+        die("%s: no series file" % series)
+    with open(series) as f:
+        names = [l.strip() for l in f if l.strip() and not l.startswith("#")]
+    if not names:
+        die("%s is empty" % series)
+    return [os.path.join(patchdir, n) for n in names]
+
+
+def skip_noncode(src, i):
+    """If src[i:] starts a comment, string or char literal, return its end."""
+    if src.startswith("/*", i):
+        j = src.find("*/", i + 2)
+        return len(src) if j < 0 else j + 2
+    if src.startswith("//", i):
+        j = src.find("\n", i)
+        return len(src) if j < 0 else j
+    if src[i] in "\"'":
+        q, j = src[i], i + 1
+        while j < len(src) and src[j] != q:
+            j += 2 if src[j] == "\\" else 1
+        return j + 1
+    return None
+
+
+def match_brace(src, open_at):
+    """Index just past the '}' that closes the '{' at @open_at."""
+    depth, i = 0, open_at
+    while i < len(src):
+        end = skip_noncode(src, i)
+        if end is not None:
+            i = end
+            continue
+        if src[i] == "{":
+            depth += 1
+        elif src[i] == "}":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    die("unbalanced braces from offset %d" % open_at)
+
+
+def find_function(src, name, path):
+    """(start, end) of the definition of @name, kernel-doc comment included."""
+    # A definition starts at column 0, names the function before its first
+    # '(' and reaches a '{' at column 0 before any ';' at the end of a line.
+    hits = []
+    for m in re.finditer(r"(?m)^[A-Za-z_][^;#\n]*?\b%s\s*\(" % re.escape(name), src):
+        head_end = src.find("\n{", m.start())
+        if head_end < 0:
+            continue
+        head = src[m.start():head_end]
+        if re.search(r";\s*(\n|$)", head) or "}" in head:
+            continue		# a prototype or a call, not a definition
+        hits.append((m.start(), head_end + 1))
+    if not hits:
+        die("%s: function %s() not found" % (path, name))
+    if len(hits) > 1:
+        die("%s: function %s() defined %d times" % (path, name, len(hits)))
+    start, brace = hits[0]
+    end = match_brace(src, brace)
+    # The comment block right above belongs to it.
+    before = src[:start].rstrip("\n")
+    if before.endswith("*/"):
+        cstart = before.rfind("/*")
+        if cstart >= 0 and src.rfind("\n", 0, cstart) == cstart - 1:
+            start = cstart
+    return start, end
+
+
+def find_defines(src, prefix, path):
+    out = []
+    for m in re.finditer(r"(?m)^#define\s+%s\w+.*$" % re.escape(prefix), src):
+        out.append((m.start(), m.end()))
+    if not out:
+        die("%s: no #define %s* (the abort codes of fast_dput_htm())" % (path, prefix))
+    return out
+
+
+def line_of(src, off):
+    return src.count("\n", 0, off) + 1
+
+
+def drop_lock_test(text):
+    """The planted bug: remove fast_dput_htm()'s if-statement testing d_lock."""
+    m = re.search(r"static[^\n]*\bfast_dput_htm\s*\(", text)
+    if not m:
+        die("planted bug: fast_dput_htm() not in the extracted text")
+    body = text.find("\n{", m.start()) + 1
+    body_end = match_brace(text, body)
+    fn = text[body:body_end]
+    for cm in re.finditer(r"\bif\s*\(", fn):
+        # the condition, parentheses matched
+        depth, i = 0, cm.end() - 1
+        while True:
+            if fn[i] == "(":
+                depth += 1
+            elif fn[i] == ")":
+                depth -= 1
+                if depth == 0:
+                    break
+            i += 1
+        cond = fn[cm.end():i]
+        if not re.search(r"spin_is_locked|spin_value_unlocked|d_lock\b", cond):
+            continue
+        j = i + 1
+        while fn[j].isspace():
+            j += 1
+        stmt_end = match_brace(fn, j) if fn[j] == "{" else fn.index(";", j) + 1
+        line_start = fn.rfind("\n", 0, cm.start()) + 1
+        cut = fn[line_start:stmt_end]
+        new_fn = (fn[:line_start] +
+                  "\t/* PLANTED BUG (tests/kernel-code): d_lock test removed */\n" +
+                  "\n" * (cut.count("\n") - 1) + fn[stmt_end:].lstrip(" \t"))
+        return text[:body] + new_fn + text[body_end:]
+    die("planted bug: no if-statement testing d_lock in fast_dput_htm()")
+
+
+def extract(path, funcs, define_prefix, origin):
+    with open(path, encoding="utf-8") as f:
+        src = f.read()
+    spans = [find_function(src, n, path) for n in funcs]
+    if define_prefix:
+        spans += find_defines(src, define_prefix, path)
+    spans.sort()
+    out = ["/* SPDX-License-Identifier: GPL-2.0 */\n",
+           "/*\n * Generated by tests/kernel-code/extract.py from %s.\n" % origin,
+           " * Do not edit; do not commit.  Functions: %s.\n */\n" % ", ".join(funcs)]
+    for s, e in spans:
+        out.append('#line %d "fs/dcache.c"\n' % line_of(src, s))
+        out.append(src[s:e] + "\n\n")
+    return "".join(out)
+
+
+def write(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def main():
+    if len(sys.argv) != 4:
+        die("usage: extract.py TARBALL PATCHDIR OUTDIR")
+    tarball, patchdir, outdir = sys.argv[1:]
+    if not os.path.exists(tarball):
+        die("%s not found (apt-get install linux-source-6.1)" % tarball)
+    patches = read_series(patchdir)
+    os.makedirs(outdir, exist_ok=True)
+    members = {"fs/dcache.c", "lib/lockref.c"}
+    for p in patches:
+        members |= patch_paths(p)[0]
+    work = tempfile.mkdtemp(prefix="kernel-code.", dir=outdir)
+    try:
+        subprocess.run(["tar", "-xJf", tarball, "-C", work] +
+                       ["%s/%s" % (TOP, m) for m in sorted(members)], check=True)
+        base = os.path.join(work, TOP)
+        patched = os.path.join(work, "patched")
+        shutil.copytree(base, patched)
+        for p in patches:
+            r = subprocess.run(["patch", "-p1", "-s", "-N", "--no-backup-if-mismatch",
+                                "-d", patched, "-i", os.path.abspath(p)],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            if r.returncode:
+                die("%s does not apply to %s:\n%s" % (p, tarball, r.stdout))
+        k61 = extract(os.path.join(base, "fs/dcache.c"), FUNCS_BASE, None,
+                      "%s fs/dcache.c" % os.path.basename(tarball))
+        htm = extract(os.path.join(patched, "fs/dcache.c"), FUNCS_BASE + FUNCS_HTM,
+                      DEFINE_PREFIX_HTM,
+                      "%s fs/dcache.c with %s" % (os.path.basename(tarball),
+                                                  ", ".join(os.path.basename(p) for p in patches)))
+        write(os.path.join(outdir, "k61-dcache.h"), k61)
+        write(os.path.join(outdir, "k61-htm-dcache.h"), htm)
+        write(os.path.join(outdir, "k61-htm-bug-nolock-dcache.h"), drop_lock_test(htm))
+        with open(os.path.join(base, "lib/lockref.c"), encoding="utf-8") as f:
+            lockref = f.read()
+        with open(os.path.join(patched, "lib/lockref.c"), encoding="utf-8") as f:
+            if f.read() != lockref:
+                die("the series changes lib/lockref.c: extract it per variant")
+        write(os.path.join(outdir, "lockref-c.h"), '#line 1 "lib/lockref.c"\n' + lockref)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

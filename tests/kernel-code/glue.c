@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The k61 strategies: the kernel's dput() (dput.c, one object per variant)
+ * behind dcsim's strategy table, registered from a constructor so that
+ * every program linking libdcsim-kernel-code iterates them with the
+ * built-in strategies.  Never compiled with -fsanitize=thread.
+ *
+ *   k61      fs/dcache.c of Debian's linux-source-6.1, unpatched
+ *   k61-htm  the same after kernel/patches/ (fast_dput_htm())
+ *
+ * The path a put took (for the cache statistics) is read off what the
+ * kernel code did, counted in kc_tally: a WARN, a committed transaction,
+ * a d_lock taken, else the lockless cmpxchg.
+ */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <dcsim/strategy.h>
+
+#include <kc/funcs.h>
+#include <kc/glue.h>
+
+#include "kernel-code.h"
+
+__thread struct kc_tally kc_tally;
+
+#if DCSIM_CHECK
+#include <kc/glue-impl.h>
+#endif
+
+void kc_warn(int *once, const char *file, int line, const char *func, const char *cond)
+{
+	kc_tally.warns++;
+	if (once && __atomic_exchange_n(once, 1, __ATOMIC_RELAXED))
+		file = NULL;
+	dcsim_kc_warn(file, line, func, cond);
+}
+
+/* dcsim's status (RTM EAX, POWER TEXASR or simulated) in <linux/htm.h>'s x86 layout. */
+unsigned int kc_htm_status(dcsim_htm_status_t st)
+{
+	struct dcsim_htm_abort a;
+	unsigned int s;
+
+	if (st == DCSIM_HTM_STARTED)
+		return ~0u;
+	a = dcsim_htm_decode(st);
+	switch (a.cause) {
+	case DCSIM_HTM_CAUSE_EXPLICIT:	s = DCSIM_HTM_X86_EXPLICIT | ((unsigned int)a.code << 24); break;
+	case DCSIM_HTM_CAUSE_CONFLICT:	s = DCSIM_HTM_X86_CONFLICT; break;
+	case DCSIM_HTM_CAUSE_CAPACITY:	s = DCSIM_HTM_X86_CAPACITY; break;
+	case DCSIM_HTM_CAUSE_NESTED:	s = DCSIM_HTM_X86_NESTED; break;
+	case DCSIM_HTM_CAUSE_DEBUG:	s = DCSIM_HTM_X86_DEBUG; break;
+	default:			s = 0; break;
+	}
+	if (a.retry)
+		s |= DCSIM_HTM_X86_RETRY;
+	return s;
+}
+
+/* ---- function names for traces (filled by constructors, then read-only) ---- */
+
+#define KC_MAX_FUNCS	32
+static struct kc_func func_tab[KC_MAX_FUNCS];
+static size_t nr_funcs;
+
+void kc_funcs_add(const struct kc_func *f, size_t n)
+{
+	for (size_t i = 0; i < n && nr_funcs < KC_MAX_FUNCS; i++)
+		func_tab[nr_funcs++] = f[i];
+}
+
+const char *kc_func_name(const void *pc)
+{
+	const char *best = "kernel-code";
+	const char *ba = NULL;
+
+	for (size_t i = 0; i < nr_funcs; i++) {
+		const char *a = func_tab[i].addr;
+
+		if (a <= (const char *)pc && (!ba || a > ba)) {
+			ba = a;
+			best = func_tab[i].name;
+		}
+	}
+	return best;
+}
+
+/* ---- the strategies ---- */
+
+void kc_k61_dput(struct dcsim_dentry *d);
+void kc_k61_htm_dput(struct dcsim_dentry *d);
+#if DCSIM_CHECK
+void kc_k61_htm_bug_nolock_dput(struct dcsim_dentry *d);
+#endif
+
+static enum dcsim_dput_path kc_path(const struct kc_tally *t0)
+{
+	if (kc_tally.warns != t0->warns)
+		return DCSIM_DPUT_PATH_WARNED;
+	if (kc_tally.commits != t0->commits)
+		return DCSIM_DPUT_PATH_HTM;
+	if (kc_tally.locks != t0->locks)
+		return DCSIM_DPUT_PATH_LOCKED;
+	return DCSIM_DPUT_PATH_CAS;
+}
+
+#define KC_STRATEGY_DPUT(fn, entry)						\
+static enum dcsim_dput_path fn(struct dcsim_dentry *d)				\
+{										\
+	struct kc_tally t0 = kc_tally;						\
+										\
+	entry(d);								\
+	return kc_path(&t0);							\
+}
+
+KC_STRATEGY_DPUT(k61_dput, kc_k61_dput)
+KC_STRATEGY_DPUT(k61_htm_dput, kc_k61_htm_dput)
+
+static const struct dcsim_dput_strategy k61 = {
+	.name = "k61",
+	.description = "the kernel's own 6.1 dput()/fast_dput()/retain_dentry() and lib/lockref.c, "
+		       "compiled from linux-source-6.1",
+	.dput = k61_dput,
+	.retain_style = DCSIM_RETAIN_LRU_THEN_REFERENCED,
+};
+
+static const struct dcsim_dput_strategy k61_htm = {
+	.name = "k61-htm",
+	.description = "k61 with kernel/patches/ applied: the patch's own fast_dput_htm()",
+	.dput = k61_htm_dput,
+	.retain_style = DCSIM_RETAIN_LRU_THEN_REFERENCED,
+	.flags = DCSIM_STRATEGY_USES_HTM,
+};
+
+#if DCSIM_CHECK
+KC_STRATEGY_DPUT(k61_htm_bug_nolock_dput, kc_k61_htm_bug_nolock_dput)
+
+/* The planted bug (tests/kernel-code/test-kernel-code.c registers it). */
+const struct dcsim_dput_strategy kc_strategy_bug_nolock = {
+	.name = "k61-htm-bug-nolock",
+	.description = "k61-htm with fast_dput_htm()'s d_lock test cut out (planted bug)",
+	.dput = k61_htm_bug_nolock_dput,
+	.retain_style = DCSIM_RETAIN_LRU_THEN_REFERENCED,
+	.flags = DCSIM_STRATEGY_USES_HTM,
+};
+#endif
+
+static __attribute__((constructor)) void kc_register(void)
+{
+	if (dcsim_strategy_register(&k61) || dcsim_strategy_register(&k61_htm)) {
+		fputs("libdcsim-kernel-code: cannot register k61/k61-htm\n", stderr);
+		abort();
+	}
+}

@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * struct dentry and the d_flags vocabulary of include/linux/dcache.h (6.1),
+ * laid over dcsim's struct dcsim_dentry (<dcsim/dentry.h>).
+ *
+ * Only the fields that the extracted dput path touches are named: d_flags,
+ * d_hash (d_unhashed()), d_parent, d_op, d_inode and d_lockref, each at the
+ * offset of its dcsim twin (the padding is computed from dcsim's layout and
+ * every offset is asserted), so the kernel code reads and writes dcsim
+ * dentries in place.  dcsim keeps the kernel's 6.1 flag values, also
+ * asserted.  dcsim has no inodes: d_inode sits on dcsim's d_time, which
+ * nothing writes (always 0), so every dentry looks negative to
+ * dentry_kill() and its i_lock paths never run.
+ *
+ * What the extraction leaves out is served by dcsim's own code, for dcsim
+ * models it: d_lru_add() (list_lru and the LRU counters) and __dentry_kill()
+ * (unhash, unlist, free after a grace period); see docs/kernel.md.
+ */
+#ifndef _KC_DCACHE_H
+#define _KC_DCACHE_H
+
+#include <kc/compiler.h>
+#include <kc/bug.h>
+#include <kc/rcupdate.h>
+#include <linux/htm.h>
+#include <linux/lockref.h>
+
+#include <dcsim/dentry.h>
+
+#define DCACHE_OP_DELETE	0x00000008
+#define DCACHE_DISCONNECTED	0x00000020
+#define DCACHE_REFERENCED	0x00000040
+#define DCACHE_DONTCACHE	0x00000080
+#define DCACHE_SHRINK_LIST	0x00000400
+#define DCACHE_DENTRY_KILLED	0x00008000
+#define DCACHE_LRU_LIST		0x00080000
+#define DCACHE_PAR_LOOKUP	0x10000000 /* never set in dcsim */
+
+_Static_assert(DCACHE_OP_DELETE == DCSIM_DCACHE_OP_DELETE &&
+	       DCACHE_DISCONNECTED == DCSIM_DCACHE_DISCONNECTED &&
+	       DCACHE_REFERENCED == DCSIM_DCACHE_REFERENCED &&
+	       DCACHE_DONTCACHE == DCSIM_DCACHE_DONTCACHE &&
+	       DCACHE_SHRINK_LIST == DCSIM_DCACHE_SHRINK_LIST &&
+	       DCACHE_DENTRY_KILLED == DCSIM_DCACHE_DENTRY_KILLED &&
+	       DCACHE_LRU_LIST == DCSIM_DCACHE_LRU_LIST, "6.1 d_flags values");
+
+struct dentry;
+
+struct hlist_bl_node {
+	struct hlist_bl_node *next, **pprev;
+};
+
+struct inode {
+	spinlock_t i_lock;
+};
+
+struct dentry_operations {
+	int (*d_delete)(const struct dentry *);
+};
+
+#define __KC_GAP(from, to)							\
+	(__builtin_offsetof(struct dcsim_dentry, to) -				\
+	 __builtin_offsetof(struct dcsim_dentry, from) -			\
+	 sizeof(((struct dcsim_dentry *)0)->from))
+
+struct dentry {
+	unsigned int d_flags;
+	unsigned int d_seq;
+	struct hlist_bl_node d_hash;
+	struct dentry *d_parent;
+	char __kc_gap0[__KC_GAP(d_parent, d_op)];
+	const struct dentry_operations *d_op;
+	char __kc_gap1[__KC_GAP(d_op, d_time)];
+	struct inode *d_inode;		/* dcsim's d_time: always 0, no inodes */
+	char __kc_gap2[__KC_GAP(d_time, d_lockref)];
+	struct lockref d_lockref;
+	char __kc_tail[sizeof(struct dcsim_dentry) - sizeof(struct dcsim_lockref) -
+		       __builtin_offsetof(struct dcsim_dentry, d_lockref)];
+} __attribute__((aligned(DCSIM_CACHELINE)));
+
+#define d_lock			d_lockref.lock
+
+#define __KC_SAME(f)								\
+	_Static_assert(__builtin_offsetof(struct dentry, f) ==			\
+		       __builtin_offsetof(struct dcsim_dentry, f) &&		\
+		       sizeof(((struct dentry *)0)->f) ==			\
+		       sizeof(((struct dcsim_dentry *)0)->f), "dentry field " #f)
+__KC_SAME(d_flags);
+__KC_SAME(d_seq);
+__KC_SAME(d_hash);
+__KC_SAME(d_parent);
+__KC_SAME(d_op);
+__KC_SAME(d_lockref);
+_Static_assert(__builtin_offsetof(struct dentry, d_inode) ==
+	       __builtin_offsetof(struct dcsim_dentry, d_time) &&
+	       sizeof(struct inode *) == sizeof(((struct dcsim_dentry *)0)->d_time), "d_inode");
+_Static_assert(__builtin_offsetof(struct hlist_bl_node, pprev) ==
+	       __builtin_offsetof(struct dcsim_hash_node, pprev), "d_hash.pprev");
+_Static_assert(__builtin_offsetof(struct dentry_operations, d_delete) ==
+	       __builtin_offsetof(struct dcsim_dentry_operations, d_delete), "d_op->d_delete");
+_Static_assert(sizeof(struct dentry) == sizeof(struct dcsim_dentry), "dentry size");
+
+static __always_inline struct dcsim_dentry *kc_dcsim(struct dentry *dentry)
+{
+	return (struct dcsim_dentry *)(void *)dentry;
+}
+
+#define IS_ROOT(x)		((x) == (x)->d_parent)
+#define DENTRY_D_LOCK_NESTED	1
+
+static __always_inline int hlist_bl_unhashed(const struct hlist_bl_node *h)
+{
+	return !h->pprev;
+}
+
+static __always_inline int d_unhashed(const struct dentry *dentry)
+{
+	return hlist_bl_unhashed(&dentry->d_hash);
+}
+
+static __always_inline int d_in_lookup(const struct dentry *dentry)
+{
+	return dentry->d_flags & DCACHE_PAR_LOOKUP;
+}
+
+/* Served by dcsim (src/dcache/kernel-code.c): d_lock held, as in the kernel. */
+#define d_lru_add(dentry)	dcsim_kc_d_lru_add(kc_dcsim(dentry))
+#define __dentry_kill(dentry)	dcsim_kc___dentry_kill(kc_dcsim(dentry))
+
+/* Patch 0003's counters, as built with CONFIG_DCACHE_HTM_STATS=n. */
+#define dcache_htm_count(stat)		do { } while (0)
+#define dcache_htm_count_abort(status)	((void)(status))
+
+#endif

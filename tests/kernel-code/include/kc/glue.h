@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The calls from the kernel code into dcsim (locks, barriers, HTM status,
+ * WARN) and the per-thread tallies the k61 strategies report their
+ * dcsim_dput_path from.
+ *
+ * Check build: these are out of line (glue.c, compiled WITHOUT
+ * -fsanitize=thread), so dcsim's own atomics inside them are schedule
+ * points once, through <dcsim/atomic.h>, and never also through a
+ * ThreadSanitizer hook.  Normal build: the same bodies, static inline, so
+ * k61 pays what the library's strategies pay in dcsim-bench.
+ */
+#ifndef _KC_GLUE_H
+#define _KC_GLUE_H
+
+#include <stdbool.h>
+
+#include <dcsim/atomic.h>
+#include <dcsim/htm.h>
+#include <dcsim/spinlock.h>
+
+#include "../../../../src/dcache/kernel-code.h"
+
+/* What the current dput() did, for its dcsim_dput_path. */
+struct kc_tally {
+	unsigned long locks;		/* spin_lock() or a successful spin_trylock() */
+	unsigned long commits;		/* committed transactions */
+	unsigned long warns;		/* WARN_ON*() that fired */
+};
+
+extern __thread struct kc_tally kc_tally;
+
+void kc_warn(int *once, const char *file, int line, const char *func, const char *cond);
+unsigned int kc_htm_status(dcsim_htm_status_t st);
+
+#if DCSIM_CHECK
+#define KC_GLUE_FN
+void kc_spin_lock(dcsim_spinlock_t *l);
+bool kc_spin_trylock(dcsim_spinlock_t *l);
+void kc_spin_unlock(dcsim_spinlock_t *l);
+bool kc_spin_is_locked(dcsim_spinlock_t *l);
+void kc_smp_rmb(void);
+void kc_smp_wmb(void);
+void kc_smp_mb(void);
+void kc_htm_committed(void);
+#else
+#define KC_GLUE_FN static inline __attribute__((always_inline))
+#include <kc/glue-impl.h>
+#endif
+
+#endif

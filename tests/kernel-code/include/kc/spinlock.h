@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * spinlock_t (include/linux/spinlock_types.h, non-PREEMPT_RT) over dcsim's
+ * ticket lock: arch_spinlock_t is dcsim_spinlock_t, so the kernel's
+ * "old.lock.rlock.raw_lock" in lib/lockref.c names dcsim's lock word.
+ * Every operation is one call into kc/glue.h, where dcsim's lock (with its
+ * own schedule points in the check build) does the work.
+ */
+#ifndef _KC_SPINLOCK_H
+#define _KC_SPINLOCK_H
+
+#include <kc/compiler.h>
+
+#include <dcsim/spinlock.h>
+
+typedef dcsim_spinlock_t arch_spinlock_t;
+
+typedef struct raw_spinlock {
+	arch_spinlock_t raw_lock;
+} raw_spinlock_t;
+
+typedef struct spinlock {
+	union {
+		struct raw_spinlock rlock;
+	};
+} spinlock_t;
+
+_Static_assert(sizeof(spinlock_t) == sizeof(dcsim_spinlock_t), "spinlock_t is dcsim's lock");
+
+#define arch_spin_value_unlocked(lock)	dcsim_spin_value_unlocked(lock)
+
+#define spin_lock(l)		kc_spin_lock(&(l)->rlock.raw_lock)
+#define spin_lock_nested(l, s)	kc_spin_lock(&(l)->rlock.raw_lock)
+#define spin_trylock(l)		kc_spin_trylock(&(l)->rlock.raw_lock)
+#define spin_unlock(l)		kc_spin_unlock(&(l)->rlock.raw_lock)
+#define spin_is_locked(l)	kc_spin_is_locked(&(l)->rlock.raw_lock)
+#define assert_spin_locked(l)	((void)WARN_ON(!spin_is_locked(l)))
+
+#include <kc/bug.h>
+
+#endif

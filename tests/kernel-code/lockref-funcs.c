@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lib/lockref.c, whole, from the tarball (extract.py copies it; meson
+ * passes it as KC_SOURCE), over the shims <linux/export.h> and
+ * <linux/lockref.h>.  Check build: -fsanitize=thread, as dput.c.
+ */
+
+#include <kc/funcs.h>
+#include <linux/lockref.h>
+
+#include KC_SOURCE
+
+#if DCSIM_CHECK
+static const struct kc_func funcs[] = {
+	{ "lockref_get", (const void *)lockref_get },
+	{ "lockref_get_not_zero", (const void *)lockref_get_not_zero },
+	{ "lockref_put_not_zero", (const void *)lockref_put_not_zero },
+	{ "lockref_put_return", (const void *)lockref_put_return },
+	{ "lockref_put_or_lock", (const void *)lockref_put_or_lock },
+	{ "lockref_mark_dead", (const void *)lockref_mark_dead },
+	{ "lockref_get_not_dead", (const void *)lockref_get_not_dead },
+};
+
+static __attribute__((constructor)) void kc_register_funcs(void)
+{
+	kc_funcs_add(funcs, sizeof(funcs) / sizeof(funcs[0]));
+}
+#endif

@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The kernel's own dput() code under the explorer (check build): every
+ * dentry cache scenario on k61 and k61-htm, random walk and PCT, HTM off
+ * and, for k61-htm, with simulated transactions that commit and with
+ * injected aborts.  For each HTM run it prints
+ *
+ *   kernel-code: <strategy> <scenario>: <N> transactions committed, <M> aborted
+ *
+ * (summed over both modes), and requires N > 0 where the patch's
+ * transaction applies (every scenario but op-delete, whose dentries the
+ * patch leaves to lockref_put_or_lock()): the transaction body of
+ * kernel/patches/0002, compiled from the tarball, really ran and committed.
+ *
+ * Then the planted bug: k61-htm-bug-nolock, patch 0002 with the d_lock test
+ * of fast_dput_htm() cut out by extract.py, must be caught (in a child
+ * process: a caught bug may crash).
+ *
+ * Skips (77) when the tarball was missing at configure time.
+ * DCSIM_DCACHE_ITERS (default 200) and DCSIM_EXPLORE_SCALE scale the runs.
+ */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <dcsim/explore-dcache.h>
+#include <dcsim/strategy.h>
+#include <dcsim/warn.h>
+
+extern const struct dcsim_dput_strategy kc_strategy_bug_nolock;
+
+static const char *htm_name(enum dcsim_explore_htm h)
+{
+	return h == DCSIM_EXPLORE_HTM_OFF ? "off" : h == DCSIM_EXPLORE_HTM_COMMIT ? "sim-commit" :
+										"sim-aborts";
+}
+
+static int explore_all(const struct dcsim_dput_strategy *s, unsigned long iters)
+{
+	static const enum dcsim_explore_htm htms[] = {
+		DCSIM_EXPLORE_HTM_OFF, DCSIM_EXPLORE_HTM_COMMIT, DCSIM_EXPLORE_HTM_ABORTS,
+	};
+	static const enum dcsim_explore_mode modes[] = { DCSIM_EXPLORE_RANDOM, DCSIM_EXPLORE_PCT };
+	int failed = 0;
+
+	for (size_t h = 0; h < DCSIM_ARRAY_SIZE(htms); h++) {
+		if (htms[h] != DCSIM_EXPLORE_HTM_OFF && !(s->flags & DCSIM_STRATEGY_USES_HTM))
+			continue;
+		for (int scn = 0; scn < DCSIM_DSCN_NR; scn++) {
+			unsigned long commits = 0, aborts = 0;
+			bool skipped = false;
+
+			for (size_t m = 0; m < DCSIM_ARRAY_SIZE(modes); m++) {
+				struct dcsim_explore_opts o;
+				struct dcsim_explore_result r;
+				int rc;
+
+				dcsim_explore_opts_init(&o);
+				o.mode = modes[m];
+				o.iterations = iters;
+				o.htm = htms[h];
+				o.abort_permille = 60;
+				rc = dcsim_explore_dcache(s, (enum dcsim_dcache_scenario)scn, &o, &r);
+				if (r.skipped) {
+					skipped = true;
+					continue;
+				}
+				printf("  %-18s %-8s %-10s %-6s %6lu execs %8lu steps  %s\n",
+				       dcsim_dcache_scenario_name(scn), s->name, htm_name(htms[h]),
+				       dcsim_explore_mode_name(modes[m]), r.executions, r.steps,
+				       rc ? "FAIL" : "ok");
+				if (rc) {
+					printf("    %s\n", r.failure);
+					failed++;
+				}
+				commits += r.htm_commits;
+				aborts += r.htm_aborts;
+			}
+			if (htms[h] == DCSIM_EXPLORE_HTM_OFF || skipped)
+				continue;
+			printf("kernel-code: %s %s (%s): %lu transactions committed, %lu aborted\n",
+			       s->name, dcsim_dcache_scenario_name(scn), htm_name(htms[h]), commits,
+			       aborts);
+			if (htms[h] == DCSIM_EXPLORE_HTM_COMMIT && scn != DCSIM_DSCN_OP_DELETE &&
+			    !commits) {
+				printf("  ^ no transaction of the kernel code committed\n");
+				failed++;
+			}
+		}
+	}
+	return failed;
+}
+
+/* Explore @scn on @s in a child; return 1 if it failed or crashed (caught). */
+static int caught_isolated(const struct dcsim_dput_strategy *s, enum dcsim_dcache_scenario scn,
+			   const struct dcsim_explore_opts *o, unsigned long *first)
+{
+	int status;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		struct dcsim_explore_result r;
+		int rc;
+
+		if (!getenv("DCSIM_TEST_VERBOSE"))
+			freopen("/dev/null", "w", stderr);
+		rc = dcsim_explore_dcache(s, scn, o, &r);
+		if (rc == 1)
+			printf("    caught by %s at execution %lu: %.160s\n",
+			       dcsim_dcache_scenario_name(scn), r.first_failure, r.failure);
+		fflush(stdout);
+		_exit(rc < 0 ? 2 : rc);
+	}
+	waitpid(pid, &status, 0);
+	if (WIFSIGNALED(status)) {
+		printf("    caught by %s: the execution crashed (signal %d)\n",
+		       dcsim_dcache_scenario_name(scn), WTERMSIG(status));
+		*first = 0;
+		return 1;
+	}
+	return WIFEXITED(status) && WEXITSTATUS(status) == 1;
+}
+
+int main(void)
+{
+	static const enum dcsim_explore_mode modes[] = { DCSIM_EXPLORE_RANDOM, DCSIM_EXPLORE_PCT };
+	unsigned long iters = strtoul(getenv("DCSIM_DCACHE_ITERS") ? getenv("DCSIM_DCACHE_ITERS") : "200",
+				      NULL, 0) * dcsim_explore_scale();
+	const char *names[] = { "k61", "k61-htm" };
+	int failed = 0;
+
+	for (size_t i = 0; i < DCSIM_ARRAY_SIZE(names); i++) {
+		if (!dcsim_strategy_lookup(names[i])) {
+			printf("kernel-code: strategy %s not built (no linux-source-6.1 tarball at "
+			       "configure time: apt-get install linux-source-6.1, reconfigure); skipped\n",
+			       names[i]);
+			return 77;
+		}
+	}
+	dcsim_warn_set_quiet(true);
+	for (size_t i = 0; i < DCSIM_ARRAY_SIZE(names); i++)
+		failed += explore_all(dcsim_strategy_lookup(names[i]), iters);
+
+	/* The planted bug must be caught, in each mode, within the budget. */
+	if (dcsim_strategy_register(&kc_strategy_bug_nolock))
+		return 2;
+	for (size_t m = 0; m < DCSIM_ARRAY_SIZE(modes); m++) {
+		bool caught = false;
+
+		printf("planted bug %s, %s:\n", kc_strategy_bug_nolock.name,
+		       dcsim_explore_mode_name(modes[m]));
+		for (int scn = 0; scn < DCSIM_DSCN_NR && !caught; scn++) {
+			struct dcsim_explore_opts o;
+			unsigned long first = 0;
+
+			dcsim_explore_opts_init(&o);
+			o.mode = modes[m];
+			o.iterations = 3000 * dcsim_explore_scale();
+			o.htm = DCSIM_EXPLORE_HTM_COMMIT;
+			caught = caught_isolated(&kc_strategy_bug_nolock, (enum dcsim_dcache_scenario)scn,
+						 &o, &first) == 1;
+		}
+		if (!caught) {
+			printf("    NOT CAUGHT\n");
+			failed++;
+		}
+	}
+	printf("kernel-code: %s\n", failed ? "FAILED" : "ok");
+	return failed ? 1 : 0;
+}
