@@ -160,12 +160,19 @@ static enum dcsim_dput_path fast_variant(struct dcsim_dentry *d, int bug)
 		return DCSIM_DPUT_PATH_CAS;
 	}
 	dcsim_spin_lock(&ref->lock);
-	dcsim_rcu_read_unlock();
+	/*
+	 * The RCU section stays open across the recheck, as in 6.1's dput():
+	 * a killer that marked the dentry dead just before we locked may
+	 * call_rcu() it, and only our section keeps that free from running
+	 * before the count read below.
+	 */
 	/* BUG 1: no "if (count) { unlock; return; }" recheck. */
 	if (bug != 1 && DCSIM_READ_ONCE(ref->count)) {
 		dcsim_spin_unlock(&ref->lock);
+		dcsim_rcu_read_unlock();
 		return DCSIM_DPUT_PATH_LOCKED;
 	}
+	dcsim_rcu_read_unlock();
 	DCSIM_WRITE_ONCE(ref->count, 1);
 	dcsim_dput_locked_final(d, DCSIM_RETAIN_LRU_THEN_REFERENCED);
 	return DCSIM_DPUT_PATH_LOCKED;
