@@ -34,6 +34,7 @@ static const struct kc_func funcs[] = {
 	{ "fast_dput", (const void *)fast_dput },
 	{ "dput", (const void *)dput },
 #ifdef KC_HTM
+	{ "fast_dput_wants_htm", (const void *)fast_dput_wants_htm },
 	{ "fast_dput_htm", (const void *)fast_dput_htm },
 #endif
 };

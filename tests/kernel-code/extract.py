@@ -38,9 +38,10 @@ TOP = "linux-source-6.1"
 # The dput path: dput() calls fast_dput(), retain_dentry() and
 # dentry_kill(), which calls lock_parent()/__lock_parent() and
 # retain_dentry() again; fast_dput() calls fast_dput_htm() in the patched
-# tree.  __dentry_kill() and d_lru_add() are dcsim's (shims).
+# tree when fast_dput_wants_htm() says the put is one for the transaction.
+# __dentry_kill() and d_lru_add() are dcsim's (shims).
 FUNCS_BASE = ["__lock_parent", "lock_parent", "retain_dentry", "dentry_kill", "fast_dput", "dput"]
-FUNCS_HTM = ["fast_dput_htm"]
+FUNCS_HTM = ["fast_dput_wants_htm", "fast_dput_htm"]
 # Abort codes of the patch: every "#define DCACHE_HTM_<X>" line.
 DEFINE_PREFIX_HTM = "DCACHE_HTM_"
 
@@ -128,6 +129,15 @@ def find_function(src, name, path):
         die("%s: function %s() defined %d times" % (path, name, len(hits)))
     start, brace = hits[0]
     end = match_brace(src, brace)
+    # So do the lines of storage class and attributes above the one that
+    # names it ("static noinline notrace ...\nbool f(...)"): column 0, no
+    # ';', '#', '{', '}', '(' or comment.
+    while True:
+        prev = src.rfind("\n", 0, start - 1) + 1
+        line = src[prev:start - 1]
+        if start == 0 or not re.match(r"^[A-Za-z_][\w \t]*$", line):
+            break
+        start = prev
     # The comment block right above belongs to it.
     before = src[:start].rstrip("\n")
     if before.endswith("*/"):
@@ -152,11 +162,10 @@ def line_of(src, off):
 
 def drop_lock_test(text):
     """The planted bug: remove fast_dput_htm()'s if-statement testing d_lock."""
-    m = re.search(r"static[^\n]*\bfast_dput_htm\s*\(", text)
-    if not m:
+    if not re.search(r"\bfast_dput_htm\s*\(", text):
         die("planted bug: fast_dput_htm() not in the extracted text")
-    body = text.find("\n{", m.start()) + 1
-    body_end = match_brace(text, body)
+    fstart, body_end = find_function(text, "fast_dput_htm", "extracted text")
+    body = text.find("\n{", fstart) + 1
     fn = text[body:body_end]
     for cm in re.finditer(r"\bif\s*\(", fn):
         # the condition, parentheses matched

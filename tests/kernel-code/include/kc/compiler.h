@@ -30,6 +30,19 @@ typedef uint64_t aligned_u64 __attribute__((aligned(8)));
 #define unlikely(x)		__builtin_expect(!!(x), 0)
 #define barrier()		__asm__ __volatile__("" ::: "memory")
 
+#define noinline		__attribute__((noinline))
+/*
+ * The kernel keeps ftrace, KCSAN, KASAN and KCOV out of fast_dput_htm(),
+ * whose calls would abort the transaction.  Here they mean nothing, and
+ * must not: the check build's -fsanitize=thread is not KCSAN but the
+ * explorer's eyes (tsan-hooks.c), and a no_sanitize_thread body would hide
+ * the transaction's accesses from the schedule and from the undo log.
+ */
+#define notrace
+#define __no_kcsan
+#define __no_sanitize_address
+#define __no_sanitize_coverage
+
 #define __releases(x)
 #define __acquires(x)
 #define __must_hold(x)
