@@ -192,8 +192,16 @@ static enum dcsim_dput_path dput_retain(struct dcsim_dentry *d)
 		}
 		dcsim_rcu_read_lock();
 	}
-	dcsim_rcu_read_unlock();
+	/*
+	 * 6.8 leaves the RCU section first and then drops d_lock.  There a
+	 * held spinlock keeps preemption off, which holds off a grace period
+	 * as much as rcu_read_lock() does, so a killer's call_rcu() cannot
+	 * free the dentry under our unlock.  A user-space spinlock is no RCU
+	 * reader for liburcu: keep the section until the unlock is done.
+	 * (The explorer's grace periods caught the kernel's order here.)
+	 */
 	d_unlock(d);
+	dcsim_rcu_read_unlock();
 	return path;
 }
 
