@@ -8,6 +8,10 @@
 #include "dcache.h"
 #include "kernel-code.h"
 
+/* tests/kernel-code's struct inode names only i_lock, at offset 0. */
+_Static_assert(__builtin_offsetof(struct dcsim_inode, i_lock) == 0,
+	       "dcsim_inode.i_lock must come first for the kernel code");
+
 void dcsim_kc_d_lru_add(struct dcsim_dentry *d)
 {
 	d_lru_add(d);
