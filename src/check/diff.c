@@ -170,7 +170,7 @@ static void id_path(struct run *r, uint64_t id, char *buf, size_t len)
 bool diff_apply(struct run *r, const struct step *st)
 {
 	struct spec *s = &r->spec;
-	struct dcsim_dentry *d = r->c ? r->ptr[st->a] : NULL;
+	struct dcsim_dentry *d = r->c && st->a <= SPEC_MAX ? r->ptr[st->a] : NULL;
 	uint32_t id;
 	unsigned long ks, kc;
 
@@ -624,27 +624,62 @@ static void generate(struct trace *t, uint64_t seed, size_t steps)
 	free(r);
 }
 
-/* Greedy shrinking: drop steps while the trace still fails. */
+/* The id step @i of @t allocates, or 0 if it is no alloc or is skipped. */
+static uint32_t alloc_id(const struct trace *t, size_t i)
+{
+	struct run *r = calloc(1, sizeof(*r));
+	uint32_t id = 0;
+
+	if (!r)
+		return 0;
+	spec_init(&r->spec, DCSIM_RETAIN_LRU_THEN_REFERENCED);
+	r->held[spec_alloc_root(&r->spec, "/")] = 1;
+	for (size_t j = 0; j < i; j++)
+		if (diff_valid(r, &t->s[j]))
+			diff_apply(r, &t->s[j]);
+	if (t->s[i].op == T_ALLOC && diff_valid(r, &t->s[i]))
+		id = r->spec.next_id;
+	free(r);
+	return id;
+}
+
+/*
+ * Greedy shrinking: drop steps while the trace still fails.  Steps name
+ * dentries by id, and ids are allocation order, so dropping an alloc
+ * renumbers the later steps (those on the dropped dentry become invalid,
+ * and are skipped), or else no alloc could ever be dropped.
+ */
 static void shrink(const struct config *cfg, struct trace *t, struct replay_ctx *x)
 {
+	struct step *saved = malloc(t->n * sizeof(*saved));
 	bool progress = true;
 
+	if (!saved)
+		return;
 	while (progress) {
 		progress = false;
 		for (size_t i = t->n; i-- > 0;) {
-			struct step saved = t->s[i];
+			uint32_t id = alloc_id(t, i);
+			size_t n = t->n;
 
-			memmove(&t->s[i], &t->s[i + 1], (t->n - i - 1) * sizeof(*t->s));
+			memcpy(saved, t->s, n * sizeof(*saved));
+			memmove(&t->s[i], &t->s[i + 1], (n - i - 1) * sizeof(*t->s));
 			t->n--;
+			for (size_t j = i; id && j < t->n; j++) {
+				if (t->s[j].a == id)
+					t->s[j].a = SPEC_MAX + 1;	/* never valid */
+				else if (t->s[j].a > id && t->s[j].a <= SPEC_MAX)
+					t->s[j].a--;
+			}
 			if (!replay(cfg, t, x)) {
 				progress = true;
 				continue;
 			}
-			memmove(&t->s[i + 1], &t->s[i], (t->n - i) * sizeof(*t->s));
-			t->s[i] = saved;
-			t->n++;
+			memcpy(t->s, saved, n * sizeof(*saved));
+			t->n = n;
 		}
 	}
+	free(saved);
 }
 
 /* res->failure: the first line only, cut to fit. */
