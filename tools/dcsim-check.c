@@ -12,7 +12,8 @@
  * defines "int dcsim_plugin_init(void)", which is called once after the
  * load (non-zero: the load failed).  --trace replays a trace file
  * (docs/trace-format.md) against the spec instead of running the suites.
- * Explore replays: --scenario NAME --explore-mode MODE --execution-seed N.
+ * --diff-steps N: random traces of N steps (default 60).  Explore replays:
+ * --scenario NAME --explore-mode MODE --execution-seed N.
  *
  * Exit: 0 every check passed, 1 a check failed (a report on stdout, ending
  * in one "replay:" line), 2 bad usage (unknown option or strategy, a
@@ -46,6 +47,7 @@ static void usage(FILE *f)
 	fputs("usage: dcsim-check [--load LIB.so]... --strategy NAME\n"
 	      "                   [--suites diff,explore,stress,misuse] [--seed N]\n"
 	      "                   [--budget quick|default|soak] [--trace FILE]\n"
+	      "                   [--diff-steps N]\n"
 	      "                   [--scenario NAME --explore-mode random|pct --execution-seed N]\n"
 	      "       dcsim-check [--load LIB.so]... --list\n", f);
 }
@@ -123,6 +125,7 @@ int main(int argc, char **argv)
 		{ "scenario", required_argument, NULL, 'c' },
 		{ "explore-mode", required_argument, NULL, 'm' },
 		{ "execution-seed", required_argument, NULL, 'e' },
+		{ "diff-steps", required_argument, NULL, 'd' },
 		{ "list", no_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -132,7 +135,7 @@ int main(int argc, char **argv)
 	const struct dcsim_dput_strategy *s;
 	struct dcsim_check_opts o;
 	char replay[2048] = "dcsim-check";
-	bool list = false, seed_given = false;
+	bool list = false;
 	int c, failed = 0;
 
 	dcsim_check_opts_init(&o);
@@ -154,7 +157,6 @@ int main(int argc, char **argv)
 		case 'r':
 			if (parse_u64(optarg, &o.seed))
 				return bad_usage("bad --seed '%s' (want an integer)", optarg);
-			seed_given = true;
 			break;
 		case 'b':
 			if (dcsim_check_budget_parse(optarg, &o.budget))
@@ -177,6 +179,14 @@ int main(int argc, char **argv)
 			if (parse_u64(optarg, &o.execution_seed))
 				return bad_usage("bad --execution-seed '%s'", optarg);
 			break;
+		case 'd': {
+			uint64_t v;
+
+			if (parse_u64(optarg, &v) || !v || v > 1000)
+				return bad_usage("bad --diff-steps '%s' (want 1..1000)", optarg);
+			o.diff_steps = (unsigned int)v;
+			break;
+		}
 		case 'L':
 			list = true;
 			break;
@@ -245,7 +255,6 @@ int main(int argc, char **argv)
 
 		return rc < 0 ? 2 : rc;
 	}
-	(void)seed_given;
 	for (size_t i = 0; i < sizeof(suites) / sizeof(suites[0]); i++) {
 		int rc = 0;
 

@@ -51,6 +51,9 @@ struct dcsim_check_opts {
 	const char *scenario;
 	const char *explore_mode;	/* "random" or "pct" */
 	uint64_t execution_seed;	/* with @scenario: run that one execution */
+	/* diff only: traces to run (0: by budget) and steps per trace (0: 60) */
+	unsigned long diff_traces;
+	unsigned int diff_steps;
 };
 
 struct dcsim_check_result {

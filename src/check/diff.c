@@ -53,7 +53,11 @@ static const char *const names[] = {
 	"a", "b", "c", "a-name-too-long-to-be-stored-inline-in-the-dentry",
 };
 
-/* Steps per random trace: fixed, so that a seed names one trace in every budget. */
+/*
+ * Steps per random trace unless opts->diff_steps says otherwise: the same
+ * in every budget, so that a seed names one trace (a replay line names
+ * --diff-steps when it differs).
+ */
 #define DIFF_STEPS	60
 
 /* splitmix64: the trace generator's only source of randomness. */
@@ -800,6 +804,7 @@ int dcsim_check_diff(const struct dcsim_dput_strategy *s, const struct dcsim_che
 	struct config cfgs[3];
 	size_t ncfg;
 	unsigned long n;
+	unsigned int steps;
 
 	if (!res)
 		res = &local;
@@ -807,13 +812,16 @@ int dcsim_check_diff(const struct dcsim_dput_strategy *s, const struct dcsim_che
 	if (!s || !o || (unsigned int)o->budget > DCSIM_CHECK_SOAK)
 		return -EINVAL;
 	ncfg = configs(s, cfgs);
-	n = ntraces[o->budget];
-	fprintf(progress_file(o), "dcsim-check: diff: %s: %lu traces of %d steps x %zu HTM configs, "
-		"seeds %" PRIu64 "..\n", s->name, n, DIFF_STEPS, ncfg, o->seed);
+	n = o->diff_traces ? o->diff_traces : ntraces[o->budget];
+	steps = o->diff_steps ? o->diff_steps : DIFF_STEPS;
+	if (steps > 1000)
+		return -EINVAL;
+	fprintf(progress_file(o), "dcsim-check: diff: %s: %lu traces of %u steps x %zu HTM configs, "
+		"seeds %" PRIu64 "..\n", s->name, n, steps, ncfg, o->seed);
 	for (unsigned long i = 0; i < n && !res->failures; i++) {
 		struct trace t;
 
-		generate(&t, o->seed + i, DIFF_STEPS);
+		generate(&t, o->seed + i, steps);
 		if (!t.s) {
 			restore_policy();
 			return -ENOMEM;
@@ -836,7 +844,11 @@ int dcsim_check_diff(const struct dcsim_dput_strategy *s, const struct dcsim_che
 				snprintf(what, sizeof(what), "diff, random trace seed %" PRIu64
 					 " shrunk from %zu to %zu steps", t.seed, before,
 					 res->shrunk_steps);
-				snprintf(args, sizeof(args), "--suites diff --seed %" PRIu64, t.seed);
+				if (steps == DIFF_STEPS)
+					snprintf(args, sizeof(args), "--suites diff --seed %" PRIu64, t.seed);
+				else
+					snprintf(args, sizeof(args), "--suites diff --seed %" PRIu64
+						 " --diff-steps %u", t.seed, steps);
 				report_failure(o, &cfgs[k], &t, &x, what, args);
 			}
 			break;

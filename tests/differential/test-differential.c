@@ -14,7 +14,9 @@
  * runs); normal builds compile it into this program.
  *
  * Environment: DCSIM_CHECK_BUDGET (quick|default|soak; default "default":
- * 3000 traces per strategy), DCSIM_SEED (base seed), DCSIM_HTM.
+ * 3000 traces per strategy), DCSIM_DIFF_TRACES and DCSIM_DIFF_STEPS (trace
+ * count and length, overriding the budget), DCSIM_SEED (base seed),
+ * DCSIM_HTM.
  */
 
 #include <setjmp.h>
@@ -41,6 +43,8 @@ static void opts_from_env(struct dcsim_check_opts *o)
 	if (b && *b && dcsim_check_budget_parse(b, &o->budget))
 		fprintf(stderr, "DCSIM_CHECK_BUDGET=%s: want quick, default or soak\n", b);
 	o->seed = dcsim_test_seed(20130930);
+	o->diff_traces = dcsim_test_env_u64("DCSIM_DIFF_TRACES", 0);
+	o->diff_steps = (unsigned int)dcsim_test_env_u64("DCSIM_DIFF_STEPS", 0);
 	o->report = stderr;
 }
 
