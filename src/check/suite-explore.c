@@ -99,9 +99,11 @@ int dcsim_check_explore(const struct dcsim_dput_strategy *s, const struct dcsim_
 					res->failure[0] = '\0';
 				if (o->quiet)
 					continue;
+				/* The scenario's report may end in a newline: one line here. */
+				r.failure[strcspn(r.failure, "\n")] = '\0';
 				fprintf(out, "dcsim-check: FAIL: explore, scenario %s, strategy %s, "
 					"HTM %s, mode %s, execution %lu of %lu\ncheck: %s\n"
-					"(the interleaving and the scenario's report are printed above)\n",
+					"(the explorer's report, with the interleaving, is on stderr)\n",
 					dcsim_dcache_scenario_name(scn), s->name, htm_label(htms[h]), dcsim_explore_mode_name(modes[m]),
 					r.first_failure, r.executions, r.failure);
 				fprintf(out, "replay: %s%s%s --suites explore --scenario %s/%s/%s "

@@ -62,7 +62,6 @@ planted)
 	check=$(grep '^check: ' "$tmp/o")
 	# The replay line, rerun as printed (its first word is the tool).
 	line=$(sed -n 's/^replay: dcsim-check //p' "$tmp/o")
-	# shellcheck disable=SC2086 # the line is a command line: split it as a shell would
 	eval "run 1 \"\$tmp/r\" $line"
 	[ "$(grep '^check: ' "$tmp/r")" = "$check" ] || fail "the replay failed differently"
 	# The printed trace, saved as a file, fails the same way.
@@ -71,7 +70,16 @@ planted)
 	[ "$(grep '^check: ' "$tmp/t")" = "$check" ] || fail "the saved trace failed differently"
 	# ... and passes on a correct strategy.
 	run 0 "$tmp/t" --strategy lockref --trace "$tmp/saved.trace"
-	echo "check-cli: planted bug found; the replay line and the saved trace reproduce it"
+	# The explorer finds it too, and its replay line reruns that one execution.
+	run 1 "$tmp/e" --load "$so" --strategy planted-nolru --suites explore
+	cat "$tmp/e"
+	[ "$(grep -c '^replay: ' "$tmp/e")" -eq 1 ] || fail "explore: want exactly one replay line"
+	check=$(grep '^check: ' "$tmp/e")
+	line=$(sed -n 's/^replay: dcsim-check //p' "$tmp/e")
+	eval "run 1 \"\$tmp/r\" $line"
+	[ "$(grep '^check: ' "$tmp/r")" = "$check" ] || fail "the explore replay failed differently"
+	grep -q "execution 1 of 1" "$tmp/r" || fail "the explore replay ran more than the one execution"
+	echo "check-cli: planted bug found by diff and explore; the replay lines and the saved trace reproduce it"
 	;;
 traces)
 	dir=$3
