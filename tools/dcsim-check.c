@@ -13,7 +13,7 @@
  * load (non-zero: the load failed).  --trace replays a trace file
  * (docs/trace-format.md) against the spec instead of running the suites.
  * --diff-steps N: random traces of N steps (default 60).  Explore replays:
- * --scenario NAME --explore-mode MODE --execution-seed N.
+ * --scenario NAME --explore-mode MODE --execution-seed N [--pct-steps K].
  *
  * Exit: 0 every check passed, 1 a check failed (a report on stdout, ending
  * in one "replay:" line), 2 bad usage (unknown option or strategy, a
@@ -48,7 +48,8 @@ static void usage(FILE *f)
 	      "                   [--suites diff,explore,stress,misuse] [--seed N]\n"
 	      "                   [--budget quick|default|soak] [--trace FILE]\n"
 	      "                   [--diff-steps N]\n"
-	      "                   [--scenario NAME --explore-mode random|pct --execution-seed N]\n"
+	      "                   [--scenario NAME --explore-mode random|pct --execution-seed N\n"
+	      "                    [--pct-steps K]]\n"
 	      "       dcsim-check [--load LIB.so]... --list\n", f);
 }
 
@@ -125,6 +126,7 @@ int main(int argc, char **argv)
 		{ "scenario", required_argument, NULL, 'c' },
 		{ "explore-mode", required_argument, NULL, 'm' },
 		{ "execution-seed", required_argument, NULL, 'e' },
+		{ "pct-steps", required_argument, NULL, 'p' },
 		{ "diff-steps", required_argument, NULL, 'd' },
 		{ "list", no_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
@@ -179,6 +181,14 @@ int main(int argc, char **argv)
 			if (parse_u64(optarg, &o.execution_seed))
 				return bad_usage("bad --execution-seed '%s'", optarg);
 			break;
+		case 'p': {
+			uint64_t v;
+
+			if (parse_u64(optarg, &v) || !v)
+				return bad_usage("bad --pct-steps '%s'", optarg);
+			o.pct_steps = (unsigned long)v;
+			break;
+		}
 		case 'd': {
 			uint64_t v;
 

@@ -47,10 +47,11 @@ struct dcsim_check_opts {
 	 */
 	const char *replay_prefix;
 	bool quiet;			/* no report (self-tests of the checker) */
-	/* explore only: one scenario ("final-dputs/fast/off") and mode, NULL: all */
+	/* explore only: one scenario ("final-dputs/fast/off"), NULL: all */
 	const char *scenario;
-	const char *explore_mode;	/* "random" or "pct" */
+	const char *explore_mode;	/* "random" or "pct" only; NULL: both */
 	uint64_t execution_seed;	/* with @scenario: run that one execution */
+	unsigned long pct_steps;	/* with @scenario, pct: the failure's step estimate */
 	/* diff only: traces to run (0: by budget) and steps per trace (0: 60) */
 	unsigned long diff_traces;
 	unsigned int diff_steps;

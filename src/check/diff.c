@@ -466,6 +466,7 @@ struct replay_ctx {
 	const struct trace *t;
 	size_t failed_at;	/* step index; t->n for the epilogue */
 	bool ok;
+	unsigned long htm_commits;	/* simulated transactions committed */
 	char step_line[256];	/* the failing step as a trace line */
 	char err[4096];
 };
@@ -570,10 +571,12 @@ static bool replay(const struct config *cfg, const struct trace *t, struct repla
 		o.max_steps = 100000000ul;
 		o.quiet = true;
 		x->ok = true;
+		res.htm_commits = 0;
 		if (dcsim_explore_run(&sc, &o, &res) == 1 && x->ok) {
 			x->ok = false;
 			snprintf(x->err, sizeof(x->err), "explorer: %s", res.failure);
 		}
+		x->htm_commits = res.htm_commits;
 		return x->ok;
 	}
 #endif
@@ -758,6 +761,13 @@ static void report_failure(const struct dcsim_check_opts *o, const struct config
 	fflush(f);
 }
 
+/* The sim-commit config's ->sim, or 0 in a normal build (which has none). */
+#if DCSIM_CHECK
+#define COMMIT_CONFIG	DCSIM_EXPLORE_HTM_COMMIT
+#else
+#define COMMIT_CONFIG	0
+#endif
+
 /* The configs of @s (at most 3). */
 static size_t configs(const struct dcsim_dput_strategy *s, struct config *out)
 {
@@ -803,7 +813,7 @@ int dcsim_check_diff(const struct dcsim_dput_strategy *s, const struct dcsim_che
 	struct dcsim_check_result local;
 	struct config cfgs[3];
 	size_t ncfg;
-	unsigned long n;
+	unsigned long n, commits = 0;
 	unsigned int steps;
 
 	if (!res)
@@ -832,8 +842,11 @@ int dcsim_check_diff(const struct dcsim_dput_strategy *s, const struct dcsim_che
 			size_t before = t.n;
 
 			res->runs++;
-			if (replay(&cfgs[k], &t, &x))
+			if (replay(&cfgs[k], &t, &x)) {
+				if (cfgs[k].sim == COMMIT_CONFIG)
+					commits += x.htm_commits;
 				continue;
+			}
 			res->failures++;
 			one_line(res->failure, sizeof(res->failure), "diff: seed %" PRIu64 ", HTM %s: %s",
 				 t.seed, config_name(&cfgs[k]), x.err);
@@ -856,8 +869,34 @@ int dcsim_check_diff(const struct dcsim_dput_strategy *s, const struct dcsim_che
 		free(t.s);
 	}
 	restore_policy();
-	fprintf(progress_file(o), "dcsim-check: diff: %s: %lu runs, %s\n", s->name, res->runs,
-		res->failures ? "FAILED" : "ok");
+	/*
+	 * A strategy whose transactions never commit passes every trace on its
+	 * fallback alone, and its HTM path was never checked: say so (the
+	 * classic cause is a strategy built against a normal build's headers,
+	 * whose dcsim_htm_begin() cannot start a simulated transaction).
+	 */
+	if (!res->failures && COMMIT_CONFIG && ncfg > 1 && !commits) {
+		res->failures++;
+		snprintf(res->failure, sizeof(res->failure),
+			 "diff: no simulated transaction of %s committed", s->name);
+		if (!o->quiet) {
+			fprintf(report_file(o), "dcsim-check: FAIL: diff, strategy %s, HTM sim-commit\n"
+				"check: the strategy says DCSIM_STRATEGY_USES_HTM, but none of its "
+				"transactions committed in %lu traces with simulated HTM committing: "
+				"its HTM path was not checked (built against a normal build's "
+				"headers?)\n", s->name, n);
+			if (o->replay_prefix)
+				fprintf(report_file(o), "replay: %s --suites diff --seed %" PRIu64 "\n",
+					o->replay_prefix, o->seed);
+			else
+				fprintf(report_file(o), "replay: dcsim-check --strategy %s --suites diff "
+					"--seed %" PRIu64 "\n", s->name, o->seed);
+		}
+	}
+	fprintf(progress_file(o), "dcsim-check: diff: %s: %lu runs", s->name, res->runs);
+	if (COMMIT_CONFIG && ncfg > 1)
+		fprintf(progress_file(o), ", %lu simulated transactions committed", commits);
+	fprintf(progress_file(o), ", %s\n", res->failures ? "FAILED" : "ok");
 	return res->failures ? 1 : 0;
 }
 

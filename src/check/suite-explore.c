@@ -9,8 +9,9 @@
  *
  * Replay: an explorer execution is a pure function of its seed, so the
  * replay line names the scenario, the mode and the failing execution's
- * seed, and reruns exactly that execution (through DCSIM_EXPLORE_SCENARIO
- * and DCSIM_EXPLORE_SEED, which dcsim_explore_run() honours).
+ * seed (and, for PCT, its step estimate), and reruns exactly that execution
+ * (through DCSIM_EXPLORE_SCENARIO, DCSIM_EXPLORE_SEED and
+ * DCSIM_EXPLORE_PCT_STEPS, which dcsim_explore_run() honours).
  */
 
 #include <errno.h>
@@ -57,6 +58,10 @@ int dcsim_check_explore(const struct dcsim_dput_strategy *s, const struct dcsim_
 		setenv("DCSIM_EXPLORE_SCENARIO", o->scenario, 1);
 		snprintf(seedbuf, sizeof(seedbuf), "%#" PRIx64, o->execution_seed);
 		setenv("DCSIM_EXPLORE_SEED", seedbuf, 1);
+		if (o->pct_steps) {
+			snprintf(seedbuf, sizeof(seedbuf), "%lu", o->pct_steps);
+			setenv("DCSIM_EXPLORE_PCT_STEPS", seedbuf, 1);
+		}
 	}
 	fprintf(prog, "dcsim-check: explore: %s: %d scenarios, %lu executions each%s\n", s->name,
 		DCSIM_DSCN_NR, iters[o->budget], one ? " (one execution replayed)" : "");
@@ -68,9 +73,10 @@ int dcsim_check_explore(const struct dcsim_dput_strategy *s, const struct dcsim_
 			for (size_t m = 0; m < DCSIM_ARRAY_SIZE(modes) && !res->failures; m++) {
 				struct dcsim_explore_opts eo;
 				struct dcsim_explore_result r;
+				char pct[48];
 				int rc;
 
-				if (one && o->explore_mode &&
+				if (o->explore_mode &&
 				    strcmp(o->explore_mode, dcsim_explore_mode_name(modes[m])))
 					continue;
 				dcsim_explore_opts_init(&eo);
@@ -106,12 +112,16 @@ int dcsim_check_explore(const struct dcsim_dput_strategy *s, const struct dcsim_
 					"(the explorer's report, with the interleaving, is on stderr)\n",
 					dcsim_dcache_scenario_name(scn), s->name, htm_label(htms[h]), dcsim_explore_mode_name(modes[m]),
 					r.first_failure, r.executions, r.failure);
-				fprintf(out, "replay: %s%s%s --suites explore --scenario %s/%s/%s "
-					"--explore-mode %s --execution-seed %#" PRIx64 "\n",
+				if (modes[m] == DCSIM_EXPLORE_PCT)
+					snprintf(pct, sizeof(pct), " --pct-steps %lu", r.failure_pct_steps);
+				else
+					pct[0] = '\0';
+				fprintf(out, "replay: %s%s --suites explore --scenario %s/%s/%s "
+					"--explore-mode %s --execution-seed %#" PRIx64 "%s\n",
 					o->replay_prefix ? o->replay_prefix : "dcsim-check --strategy ",
-					o->replay_prefix ? "" : s->name, "",
+					o->replay_prefix ? "" : s->name,
 					dcsim_dcache_scenario_name(scn), s->name, htm_label(htms[h]),
-					dcsim_explore_mode_name(modes[m]), r.failure_seed);
+					dcsim_explore_mode_name(modes[m]), r.failure_seed, pct);
 			}
 		}
 	}
@@ -126,6 +136,10 @@ int dcsim_check_explore(const struct dcsim_dput_strategy *s, const struct dcsim_
 				"in final-dputs(-cold) with simulated HTM committing: its HTM path "
 				"was not explored (built against the normal build's headers?)\n",
 				s->name);
+		if (!o->quiet)
+			fprintf(out, "replay: %s%s --suites explore --seed %" PRIu64 "\n",
+				o->replay_prefix ? o->replay_prefix : "dcsim-check --strategy ",
+				o->replay_prefix ? "" : s->name, o->seed);
 	}
 	fprintf(prog, "dcsim-check: explore: %s: %lu explorations, %s\n", s->name, res->runs,
 		res->failures ? "FAILED" : "ok");

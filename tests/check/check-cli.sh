@@ -6,6 +6,8 @@
 #   check-cli.sh planted DCSIM_CHECK SO  the planted bug fails (exit 1) with a
 #                                        report whose replay line, and whose
 #                                        printed trace, fail the same way
+#   check-cli.sh htm-never DCSIM_CHECK SO  an HTM strategy that never
+#                                        commits fails diff and explore
 #   check-cli.sh traces DCSIM_CHECK DIR  every trace of DIR passes on every
 #                                        built-in strategy
 set -u
@@ -70,16 +72,30 @@ planted)
 	[ "$(grep '^check: ' "$tmp/t")" = "$check" ] || fail "the saved trace failed differently"
 	# ... and passes on a correct strategy.
 	run 0 "$tmp/t" --strategy lockref --trace "$tmp/saved.trace"
-	# The explorer finds it too, and its replay line reruns that one execution.
-	run 1 "$tmp/e" --load "$so" --strategy planted-nolru --suites explore
-	cat "$tmp/e"
-	[ "$(grep -c '^replay: ' "$tmp/e")" -eq 1 ] || fail "explore: want exactly one replay line"
-	check=$(grep '^check: ' "$tmp/e")
-	line=$(sed -n 's/^replay: dcsim-check //p' "$tmp/e")
-	eval "run 1 \"\$tmp/r\" $line"
-	[ "$(grep '^check: ' "$tmp/r")" = "$check" ] || fail "the explore replay failed differently"
-	grep -q "execution 1 of 1" "$tmp/r" || fail "the explore replay ran more than the one execution"
+	# The explorer finds it too, in each mode, and the replay line reruns
+	# that one execution.
+	for mode in random pct; do
+		run 1 "$tmp/e" --load "$so" --strategy planted-nolru --suites explore --explore-mode $mode
+		cat "$tmp/e"
+		[ "$(grep -c '^replay: ' "$tmp/e")" -eq 1 ] || fail "explore: want exactly one replay line"
+		check=$(grep '^check: ' "$tmp/e")
+		line=$(sed -n 's/^replay: dcsim-check //p' "$tmp/e")
+		eval "run 1 \"\$tmp/r\" $line"
+		[ "$(grep '^check: ' "$tmp/r")" = "$check" ] || fail "the $mode replay failed differently"
+		grep -q "execution 1 of 1" "$tmp/r" || fail "the $mode replay ran more than one execution"
+	done
 	echo "check-cli: planted bug found by diff and explore; the replay lines and the saved trace reproduce it"
+	;;
+htm-never)
+	so=$3
+	run 1 "$tmp/o" --load "$so" --strategy htm-never --suites diff
+	cat "$tmp/o"
+	grep -q "none of its transactions committed" "$tmp/o" || fail "no word on 0 commits"
+	[ "$(grep -c '^replay: ' "$tmp/o")" -eq 1 ] || fail "want exactly one replay line"
+	run 1 "$tmp/e" --load "$so" --strategy htm-never --suites explore
+	grep -q "none of its transactions committed" "$tmp/e" || fail "explore: no word on 0 commits"
+	[ "$(grep -c '^replay: ' "$tmp/e")" -eq 1 ] || fail "explore: want exactly one replay line"
+	echo "check-cli: an HTM strategy that never commits fails diff and explore"
 	;;
 traces)
 	dir=$3
