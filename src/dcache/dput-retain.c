@@ -192,8 +192,16 @@ static enum dcsim_dput_path dput_retain(struct dcsim_dentry *d)
 		}
 		dcsim_rcu_read_lock();
 	}
-	dcsim_rcu_read_unlock();
+	/*
+	 * The kernel leaves the RCU section first: a held spinlock is an RCU
+	 * reader there (it disables preemption), so the d_lock it drops next
+	 * cannot be in freed memory.  Here only dcsim_rcu_read_lock() makes a
+	 * reader, and lock_for_kill() may have relocked a dentry that another
+	 * thread killed while d_lock was dropped (queued for freeing, count
+	 * dead): unlock it before leaving the section that keeps it allocated.
+	 */
 	d_unlock(d);
+	dcsim_rcu_read_unlock();
 	return path;
 }
 
