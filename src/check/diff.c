@@ -562,6 +562,7 @@ static bool replay(const struct config *cfg, const struct trace *t, struct repla
 		};
 		struct dcsim_explore_opts o;
 		struct dcsim_explore_result res;
+		int rc;
 
 		dcsim_explore_opts_init(&o);
 		o.iterations = 1;
@@ -571,10 +572,22 @@ static bool replay(const struct config *cfg, const struct trace *t, struct repla
 		o.max_steps = 100000000ul;
 		o.quiet = true;
 		x->ok = true;
-		res.htm_commits = 0;
-		if (dcsim_explore_run(&sc, &o, &res) == 1 && x->ok) {
+		memset(&res, 0, sizeof(res));
+		rc = dcsim_explore_run(&sc, &o, &res);
+		if (rc < 0) {
+			snprintf(x->err, sizeof(x->err), "explorer: %s", strerror(-rc));
+			x->ok = false;
+			return false;
+		}
+		if (rc == 1 && x->ok) {
 			x->ok = false;
 			snprintf(x->err, sizeof(x->err), "explorer: %s", res.failure);
+		}
+		/* DCSIM_EXPLORE_SCENARIO names another scenario: never a silent pass. */
+		if (res.skipped && x->ok) {
+			x->ok = false;
+			snprintf(x->err, sizeof(x->err), "not run: DCSIM_EXPLORE_SCENARIO is set "
+				 "(unset it for the diff suite)");
 		}
 		x->htm_commits = res.htm_commits;
 		return x->ok;
@@ -806,6 +819,18 @@ static void restore_policy(void)
 	dcsim_htm_set_policy(env);
 }
 
+/* DCSIM_EXPLORE_SCENARIO would skip the one-thread explorer runs of the HTM configs. */
+static bool scenario_env_set(const struct dcsim_check_opts *o, size_t ncfg)
+{
+	const char *e = getenv("DCSIM_EXPLORE_SCENARIO");
+
+	if (ncfg < 2 || !COMMIT_CONFIG || !e || !*e)
+		return false;
+	fprintf(progress_file(o), "dcsim-check: DCSIM_EXPLORE_SCENARIO is set; unset it to "
+		"run the diff suite or a trace\n");
+	return true;
+}
+
 int dcsim_check_diff(const struct dcsim_dput_strategy *s, const struct dcsim_check_opts *o,
 		     struct dcsim_check_result *res)
 {
@@ -822,6 +847,10 @@ int dcsim_check_diff(const struct dcsim_dput_strategy *s, const struct dcsim_che
 	if (!s || !o || (unsigned int)o->budget > DCSIM_CHECK_SOAK)
 		return -EINVAL;
 	ncfg = configs(s, cfgs);
+	if (scenario_env_set(o, ncfg)) {
+		restore_policy();
+		return -EINVAL;
+	}
 	n = o->diff_traces ? o->diff_traces : ntraces[o->budget];
 	steps = o->diff_steps ? o->diff_steps : DIFF_STEPS;
 	if (steps > 1000)
@@ -922,6 +951,11 @@ int dcsim_check_trace_file(const struct dcsim_dput_strategy *s, const char *path
 	}
 	t.seed = o->seed;
 	ncfg = configs(s, cfgs);
+	if (scenario_env_set(o, ncfg)) {
+		restore_policy();
+		trace_release(&t);
+		return -EINVAL;
+	}
 	fprintf(progress_file(o), "dcsim-check: trace %s: %s: %zu steps x %zu HTM configs\n", path,
 		s->name, t.n, ncfg);
 	for (size_t k = 0; k < ncfg; k++) {
