@@ -15,9 +15,10 @@
  * --diff-steps N: random traces of N steps (default 60).  Explore replays:
  * --scenario NAME --explore-mode MODE --execution-seed N [--pct-steps K].
  *
- * Exit: 0 every check passed, 1 a check failed (a report on stdout, ending
- * in one "replay:" line), 2 bad usage (unknown option or strategy, a
- * library that does not load).  Progress goes to stderr.
+ * Exit: 0 every check passed, 1 a check failed (a report, ending in one
+ * "replay:" line), 2 bad usage (unknown option or strategy, a library that
+ * does not load).  Progress and reports go to stderr; stdout has only the
+ * stress suite's result row (and --list, --help).
  */
 
 #include <dlfcn.h>
@@ -257,7 +258,12 @@ int main(int argc, char **argv)
 		append_word(replay, sizeof(replay), budget_name);
 	}
 	o.replay_prefix = replay;
-	o.report = stdout;
+	/*
+	 * Reports go to stderr with the progress, in order: the explorer writes
+	 * its part of a report (the interleaving, the schedule) there, also
+	 * from a crash handler, so one stream keeps a report in one piece.
+	 */
+	o.report = stderr;
 	o.progress = stderr;
 
 	if (trace) {

@@ -109,9 +109,10 @@ int dcsim_check_explore(const struct dcsim_dput_strategy *s, const struct dcsim_
 				r.failure[strcspn(r.failure, "\n")] = '\0';
 				fprintf(out, "dcsim-check: FAIL: explore, scenario %s, strategy %s, "
 					"HTM %s, mode %s, execution %lu of %lu\ncheck: %s\n"
-					"(the explorer's report, with the interleaving, is on stderr)\n",
+					"(the explorer's report, with the interleaving, is on stderr%s)\n",
 					dcsim_dcache_scenario_name(scn), s->name, htm_label(htms[h]), dcsim_explore_mode_name(modes[m]),
-					r.first_failure, r.executions, r.failure);
+					r.first_failure, r.executions, r.failure,
+					out == stderr ? ", above" : "");
 				if (modes[m] == DCSIM_EXPLORE_PCT)
 					snprintf(pct, sizeof(pct), " --pct-steps %lu", r.failure_pct_steps);
 				else

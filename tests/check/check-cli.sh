@@ -17,14 +17,15 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "check-cli: $*" >&2; exit 1; }
 
-# run EXPECTED-RC OUT-FILE ARGS...: run dcsim-check, check its exit status.
+# run EXPECTED-RC OUT-FILE ARGS...: run dcsim-check (stdout and stderr, where
+# its progress and reports go, into OUT-FILE), check its exit status.
 run() {
 	want=$1 out=$2
 	shift 2
-	"$bin" "$@" >"$out" 2>"$out.err"
+	"$bin" "$@" >"$out" 2>&1
 	rc=$?
 	if [ "$rc" -ne "$want" ]; then
-		cat "$out" "$out.err" >&2
+		cat "$out" >&2
 		fail "dcsim-check $* exited $rc, want $want"
 	fi
 }
@@ -37,19 +38,19 @@ pass)
 	;;
 usage)
 	run 2 "$tmp/o" --strategy fast --no-such-flag
-	grep -q "unknown or incomplete option '--no-such-flag'" "$tmp/o.err" || fail "no reason for a bad flag"
+	grep -q "unknown or incomplete option '--no-such-flag'" "$tmp/o" || fail "no reason for a bad flag"
 	run 2 "$tmp/o" --strategy no-such-strategy
-	grep -q "unknown strategy 'no-such-strategy'" "$tmp/o.err" || fail "no reason for a bad strategy"
-	grep -q "fast-htm" "$tmp/o.err" || fail "the valid names are not listed"
+	grep -q "unknown strategy 'no-such-strategy'" "$tmp/o" || fail "no reason for a bad strategy"
+	grep -q "fast-htm" "$tmp/o" || fail "the valid names are not listed"
 	run 2 "$tmp/o" --load ./no-such-lib.so --strategy fast
-	grep -q "no-such-lib.so" "$tmp/o.err" || fail "no dlerror() for a missing library"
+	grep -q "no-such-lib.so" "$tmp/o" || fail "no dlerror() for a missing library"
 	run 2 "$tmp/o" --strategy fast --suites diff,nope
 	run 2 "$tmp/o" --strategy fast --budget huge
 	run 2 "$tmp/o" --suites diff
 	run 2 "$tmp/o" --strategy fast --trace "$tmp/none.trace"
 	printf 'dcsim-trace 1\ndput /nope\n' >"$tmp/bad.trace"
 	run 2 "$tmp/o" --strategy fast --trace "$tmp/bad.trace"
-	grep -q "bad.trace:2: no dentry '/nope'" "$tmp/o.err" || fail "no line number for a bad trace"
+	grep -q "bad.trace:2: no dentry '/nope'" "$tmp/o" || fail "no line number for a bad trace"
 	echo "check-cli: bad usage exits 2 with the reason"
 	;;
 planted)
