@@ -154,6 +154,8 @@ struct dcsim_explore_result {
 	unsigned long htm_capacity_aborts;
 	unsigned long rcu_callbacks;	/* callbacks run (or poisoned) inside an execution */
 	unsigned long stale_loads;	/* loads that passed a relaxed RMW */
+	/* PCT: the step estimate of the first failing execution, which its replay needs */
+	unsigned long failure_pct_steps;
 };
 
 /**

@@ -1618,6 +1618,7 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 			if (!r.failures) {
 				r.first_failure = ex.exec_no;
 				r.failure_seed = ex.exec_seed;
+				r.failure_pct_steps = ex.pct_k_used;
 				snprintf(r.failure, sizeof(r.failure), "%s", ex.msg);
 			}
 			r.failures++;

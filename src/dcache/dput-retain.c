@@ -193,12 +193,12 @@ static enum dcsim_dput_path dput_retain(struct dcsim_dentry *d)
 		dcsim_rcu_read_lock();
 	}
 	/*
-	 * 6.8 leaves the RCU section first and then drops d_lock.  There a
-	 * held spinlock keeps preemption off, which holds off a grace period
-	 * as much as rcu_read_lock() does, so a killer's call_rcu() cannot
-	 * free the dentry under our unlock.  A user-space spinlock is no RCU
-	 * reader for liburcu: keep the section until the unlock is done.
-	 * (The explorer's grace periods caught the kernel's order here.)
+	 * The kernel leaves the RCU section first: a held spinlock is an RCU
+	 * reader there (it disables preemption), so the d_lock it drops next
+	 * cannot be in freed memory.  Here only dcsim_rcu_read_lock() makes a
+	 * reader, and lock_for_kill() may have relocked a dentry that another
+	 * thread killed while d_lock was dropped (queued for freeing, count
+	 * dead): unlock it before leaving the section that keeps it allocated.
 	 */
 	d_unlock(d);
 	dcsim_rcu_read_unlock();

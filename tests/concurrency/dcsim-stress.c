@@ -18,282 +18,25 @@
  * Defaults: T = online CPUs (at most 64), 20000 operations per thread, every
  * strategy.  Exit status 0 if every strategy passed.  One result row per
  * strategy on stdout; progress and failures on stderr.
+ *
+ * The suite itself is src/check/stress.c (dcsim_check_stress(), also run by
+ * dcsim-check): part of the check build's library, compiled into this
+ * program in normal builds.
  */
 
-#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
-#include <dcsim/cache.h>
-#include <dcsim/dentry.h>
+#include <dcsim/check.h>
 #include <dcsim/htm.h>
-#include <dcsim/stats.h>
 #include <dcsim/strategy.h>
 #include <dcsim/warn.h>
 
 #define MAX_THREADS	64
-#define NR_DIRS		4
-#define NR_FILES	6	/* shared names per directory */
-#define NR_OWN		3	/* names each thread creates itself */
-#define MAX_HELD	4
-
-struct stress {
-	struct dcsim_cache *cache;
-	struct dcsim_dentry *root;
-	long ops;
-	double seconds;
-	uint64_t seed;
-	atomic_bool stop;
-};
-
-struct worker {
-	struct stress *st;
-	pthread_t pt;
-	unsigned int id;
-	uint64_t rng;
-	struct dcsim_dentry *held[MAX_HELD];
-	long done;
-};
-
-static uint64_t rnd(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* Keep a reference for later, or drop it if our hands are full. */
-static void hold(struct worker *w, struct dcsim_dentry *d)
-{
-	unsigned int slot = (unsigned int)(rnd(&w->rng) % MAX_HELD);
-
-	dcsim_dput(w->held[slot]);
-	w->held[slot] = d;
-}
-
-static void one_op(struct worker *w)
-{
-	struct stress *st = w->st;
-	uint64_t r = rnd(&w->rng);
-	char name[32];
-	struct dcsim_dentry *dir, *f, *p;
-	unsigned int op = (unsigned int)(r % 100);
-
-	snprintf(name, sizeof(name), "d%u", (unsigned int)((r >> 8) % NR_DIRS));
-	dir = dcsim_d_lookup(st->root, name);
-	if (!dir)
-		return;		/* dirs are never dropped: only while being pruned */
-	if ((r >> 16) & 1)
-		snprintf(name, sizeof(name), "f%u", (unsigned int)((r >> 20) % NR_FILES));
-	else
-		snprintf(name, sizeof(name), "t%u.%u", w->id, (unsigned int)((r >> 20) % NR_OWN));
-	f = dcsim_d_lookup(dir, name);
-	if (!f && name[0] == 't') {
-		/*
-		 * Only the owner creates t<id>.* names, so a name is never
-		 * hashed twice (the kernel's i_rwsem/d_alloc_parallel role);
-		 * shared names, once dropped, stay gone.
-		 */
-		f = dcsim_d_alloc(dir, name);
-		if (f)
-			dcsim_d_add(f, (r >> 40) & 1);
-	}
-	if (!f) {
-		if (op >= 95)
-			dcsim_prune(st->cache, 8);
-		dcsim_dput(dir);
-		return;
-	}
-	if (op < 40) {
-		/* lookup and put: the fast path every strategy is about */
-	} else if (op < 55) {
-		hold(w, dcsim_dget(f));
-	} else if (op < 62) {
-		p = dcsim_dget_parent(f);
-		dcsim_dput(p);
-	} else if (op < 70) {
-		dcsim_d_drop(f);
-	} else if (op < 78) {
-		dcsim_d_delete(f);
-	} else if (op < 80) {
-		dcsim_d_invalidate(f);
-	} else if (op < 82) {
-		dcsim_d_set_flags(f, DCSIM_DCACHE_DONTCACHE);
-	} else if (op < 90) {
-		hold(w, f);
-		f = NULL;
-	} else {
-		dcsim_prune(st->cache, 8);
-	}
-	dcsim_dput(f);
-	dcsim_dput(dir);
-}
-
-static void *worker_main(void *arg)
-{
-	struct worker *w = arg;
-	struct stress *st = w->st;
-	double end = st->seconds > 0 ? now() + st->seconds : 0;
-
-	for (long i = 0; st->ops <= 0 || i < st->ops; i++) {
-		one_op(w);
-		w->done++;
-		if (end && !(i & 255) && now() > end)
-			break;
-	}
-	for (unsigned int i = 0; i < MAX_HELD; i++) {
-		dcsim_dput(w->held[i]);
-		w->held[i] = NULL;
-	}
-	return NULL;
-}
-
-static int build_tree(struct stress *st)
-{
-	char name[32];
-
-	st->root = dcsim_d_alloc_root(st->cache, "root");
-	if (!st->root)
-		return -1;
-	for (unsigned int i = 0; i < NR_DIRS; i++) {
-		struct dcsim_dentry *dir;
-
-		snprintf(name, sizeof(name), "d%u", i);
-		dir = dcsim_d_alloc(st->root, name);
-		if (!dir)
-			return -1;
-		dcsim_d_add(dir, true);
-		for (unsigned int j = 0; j < NR_FILES; j++) {
-			struct dcsim_dentry *f;
-
-			snprintf(name, sizeof(name), "f%u", j);
-			f = dcsim_d_alloc(dir, name);
-			if (!f)
-				return -1;
-			dcsim_d_add(f, true);
-			dcsim_dput(f);
-		}
-		/*
-		 * Directories stay referenced by the test (like a cwd), so the
-		 * shrinker never kills one from under a lookup in it.
-		 */
-	}
-	return 0;
-}
-
-static void drop_dirs(struct stress *st)
-{
-	char name[32];
-
-	for (unsigned int i = 0; i < NR_DIRS; i++) {
-		struct dcsim_dentry *dir;
-
-		snprintf(name, sizeof(name), "d%u", i);
-		dir = dcsim_d_lookup(st->root, name);
-		/* one for this lookup, one for build_tree()'s allocation */
-		dcsim_dput(dir);
-		dcsim_dput(dir);
-	}
-}
-
-/* The invariants at quiescence, with only the root held. Return: 0 or 1. */
-static int check_quiescent(struct stress *st, const char *strategy, const char *when)
-{
-	struct dcsim_held_ref held = { .dentry = st->root, .refs = 1 };
-	char report[2048] = "";
-	unsigned int bad;
-
-	bad = dcsim_cache_check(st->cache, &held, 1, DCSIM_CHECK_REFS_EXACT, report, sizeof(report));
-	if (!bad)
-		return 0;
-	fprintf(stderr, "dcsim-stress: %s: %u invariant violations %s:\n%s\n",
-		strategy, bad, when, report);
-	return 1;
-}
-
-static int run_strategy(const struct dcsim_dput_strategy *s, unsigned int nthreads, long ops,
-			double seconds, uint64_t seed)
-{
-	struct dcsim_cache_config cfg = { .strategy = s };
-	struct stress st = { .ops = ops, .seconds = seconds, .seed = seed };
-	struct worker *w = calloc(nthreads, sizeof(*w));
-	struct dcsim_cache_snapshot snap;
-	struct dcsim_cache_stats cs;
-	unsigned long warn0 = dcsim_warn_count(), killed;
-	long total = 0;
-	double t0, t;
-	int err = 0;
-
-	st.cache = dcsim_cache_create(&cfg);
-	if (!w || !st.cache || build_tree(&st)) {
-		fprintf(stderr, "dcsim-stress: %s: setup failed\n", s->name);
-		free(w);
-		return 1;
-	}
-	t0 = now();
-	for (unsigned int i = 0; i < nthreads; i++) {
-		w[i].st = &st;
-		w[i].id = i;
-		w[i].rng = seed ^ ((uint64_t)(i + 1) * 0xd1342543de82ef95ull);
-		if (pthread_create(&w[i].pt, NULL, worker_main, &w[i])) {
-			fprintf(stderr, "dcsim-stress: pthread_create failed\n");
-			exit(2);
-		}
-	}
-	for (unsigned int i = 0; i < nthreads; i++) {
-		pthread_join(w[i].pt, NULL);
-		total += w[i].done;
-	}
-	t = now() - t0;
-
-	/* Quiescent: the root's and the directories' references remain. */
-	drop_dirs(&st);
-	err |= check_quiescent(&st, s->name, "after the run");
-	dcsim_cache_stats_read(st.cache, &cs);
-	killed = dcsim_shrink_all(st.cache);
-	err |= check_quiescent(&st, s->name, "after shrink-all");
-	if (dcsim_cache_snapshot(st.cache, &snap) == 0) {
-		if (snap.nr != 1 || snap.counters.allocs - snap.counters.frees != 1) {
-			fprintf(stderr, "dcsim-stress: %s: shrink-all left %zu dentries, "
-				"%" PRId64 " allocs - %" PRId64 " frees (want only the root)\n",
-				s->name, snap.nr, snap.counters.allocs, snap.counters.frees);
-			err = 1;
-		}
-		dcsim_cache_snapshot_release(&snap);
-	}
-	dcsim_dput(st.root);
-	dcsim_cache_destroy(st.cache);
-	if (dcsim_warn_count() != warn0) {
-		fprintf(stderr, "dcsim-stress: %s: %lu warnings\n", s->name, dcsim_warn_count() - warn0);
-		err = 1;
-	}
-	printf("strategy=%s threads=%u ops=%ld secs=%.2f mops=%.2f dput=%" PRId64
-	       " dput_locked=%" PRId64 " htm_commit=%" PRId64 " htm_abort=%" PRId64
-	       " kills=%" PRId64 " shrink_all_killed=%lu result=%s\n",
-	       s->name, nthreads, total, t, (double)total / t / 1e6, cs.v[DCSIM_CS_DPUT],
-	       cs.v[DCSIM_CS_DPUT_LOCKED], cs.v[DCSIM_CS_HTM_COMMIT], cs.v[DCSIM_CS_HTM_ABORT],
-	       cs.v[DCSIM_CS_KILL], killed, err ? "FAIL" : "ok");
-	fflush(stdout);
-	free(w);
-	return err;
-}
 
 static void usage(void)
 {
@@ -319,6 +62,7 @@ int main(int argc, char **argv)
 	const char *only = NULL;
 	uint64_t seed = 0x57e55;
 	int c, failed = 0, ran = 0;
+	struct dcsim_check_opts opts;
 
 	while ((c = getopt_long(argc, argv, "t:n:s:S:r:", lopts, NULL)) != -1) {
 		switch (c) {
@@ -350,6 +94,8 @@ int main(int argc, char **argv)
 	if (optind != argc || (ops <= 0 && seconds <= 0))
 		usage();
 	dcsim_warn_set_quiet(false);
+	dcsim_check_opts_init(&opts);
+	opts.report = stderr;
 	fprintf(stderr, "dcsim-stress: %u threads, %s, seed %#" PRIx64 ", HTM %s\n", nthreads,
 		seconds > 0 ? "timed" : "counted", seed, dcsim_htm_live() ? "live" : "off");
 	for (size_t i = 0; i < dcsim_strategy_count(); i++) {
@@ -358,7 +104,8 @@ int main(int argc, char **argv)
 		if (only && strcmp(only, s->name))
 			continue;
 		ran++;
-		failed += run_strategy(s, nthreads, ops, seconds, seed);
+		opts.seed = seed;
+		failed += dcsim_check_stress(s, nthreads, ops, seconds, &opts, NULL) != 0;
 	}
 	if (!ran) {
 		fprintf(stderr, "dcsim-stress: no strategy named '%s'\n", only);

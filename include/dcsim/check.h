@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef DCSIM_CHECK_H
+#define DCSIM_CHECK_H
+
+/*
+ * The checkers as library code (check build only): the suites that the
+ * project's tests and the dcsim-check tool run on a dput strategy.
+ *
+ *   diff     seeded random traces of cache operations, step by step against
+ *            the executable spec (single thread; for strategies with
+ *            DCSIM_STRATEGY_USES_HTM also with simulated transactions that
+ *            commit and that abort); a failing trace is shrunk and printed
+ *            in the trace format (docs/trace-format.md)
+ *   explore  every dentry cache scenario of <dcsim/explore-dcache.h>
+ *   stress   real threads on one shared tree, then the invariants
+ *   misuse   puts without a reference: one warning each, nothing changed
+ *
+ * Each suite returns 0 (passed), 1 (a check failed: a self-contained
+ * report went to opts->report) or a negative errno (bad arguments).
+ * Progress goes to opts->progress.  A report names dentries by path
+ * ("/a/b"), labels the two states "model:" (the strategy under test) and
+ * "spec:", and ends with one "replay:" line: opts->replay_prefix followed by
+ * the options that rerun exactly the failing check.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <dcsim/compiler.h>
+#include <dcsim/strategy.h>
+
+enum dcsim_check_budget {
+	DCSIM_CHECK_QUICK,	/* seconds: what the test suite runs */
+	DCSIM_CHECK_DEFAULT,
+	DCSIM_CHECK_SOAK,	/* tens of minutes */
+};
+
+struct dcsim_check_opts {
+	enum dcsim_check_budget budget;
+	uint64_t seed;			/* base seed of the suite */
+	FILE *report;			/* failure reports (NULL: stdout) */
+	FILE *progress;			/* one line per part (NULL: stderr) */
+	/*
+	 * The start of the replay line, e.g. "dcsim-check --load ./libmine.so
+	 * --strategy mine"; NULL: "dcsim-check --strategy NAME".
+	 */
+	const char *replay_prefix;
+	bool quiet;			/* no report (self-tests of the checker) */
+	/* explore only: one scenario ("final-dputs/fast/off"), NULL: all */
+	const char *scenario;
+	const char *explore_mode;	/* "random" or "pct" only; NULL: both */
+	uint64_t execution_seed;	/* with @scenario: run that one execution */
+	unsigned long pct_steps;	/* with @scenario, pct: the failure's step estimate */
+	/* diff only: traces to run (0: by budget) and steps per trace (0: 60) */
+	unsigned long diff_traces;
+	unsigned int diff_steps;
+};
+
+struct dcsim_check_result {
+	unsigned long runs;		/* traces x configs, explorations, ... */
+	unsigned long failures;
+	size_t shrunk_steps;		/* diff: steps of the shrunk failing trace */
+	char failure[256];		/* the first failure, one line */
+};
+
+/** dcsim_check_opts_init() - quick budget, the default seed, stdout/stderr. */
+DCSIM_API void dcsim_check_opts_init(struct dcsim_check_opts *opts);
+
+/** dcsim_check_budget_parse() - "quick", "default" or "soak". Return: 0 or -EINVAL. */
+DCSIM_API int dcsim_check_budget_parse(const char *str, enum dcsim_check_budget *out);
+
+/**
+ * dcsim_check_diff() - the differential suite on @s.  Traces use seeds
+ * opts->seed, opts->seed + 1, ...; it stops at the first failure, so the
+ * replay line "--suites diff --seed N" reruns the failing trace first.
+ * Return: 0, 1 or -errno; @res (may be NULL) gets the counts.
+ */
+DCSIM_API int dcsim_check_diff(const struct dcsim_dput_strategy *s,
+			       const struct dcsim_check_opts *opts,
+			       struct dcsim_check_result *res);
+
+/**
+ * dcsim_check_trace_file() - replay the trace file @path on @s against the
+ * spec, step by step (the configs of dcsim_check_diff()).
+ * Return: 0, 1 (mismatch), -EINVAL (a malformed trace: message on
+ * opts->progress), -errno (file not readable).
+ */
+DCSIM_API int dcsim_check_trace_file(const struct dcsim_dput_strategy *s, const char *path,
+				     const struct dcsim_check_opts *opts,
+				     struct dcsim_check_result *res);
+
+/** dcsim_check_explore() - every scenario (or opts->scenario) on @s.  Return: 0, 1, -errno. */
+DCSIM_API int dcsim_check_explore(const struct dcsim_dput_strategy *s,
+				  const struct dcsim_check_opts *opts,
+				  struct dcsim_check_result *res);
+
+/**
+ * dcsim_check_stress() - @nthreads real threads (0: by budget) on one tree
+ * for @ops operations each, or for @seconds if > 0 (both 0: by budget),
+ * then the invariants; one result row on stdout.  HTM runs
+ * as the environment's policy allows (simulated transactions do not run
+ * outside the explorer).  Return: 0, 1, -errno.
+ */
+DCSIM_API int dcsim_check_stress(const struct dcsim_dput_strategy *s, unsigned int nthreads,
+				 long ops, double seconds, const struct dcsim_check_opts *opts,
+				 struct dcsim_check_result *res);
+
+/** dcsim_check_misuse() - bad puts on @s: one warning each, no corruption.  Return: 0, 1. */
+DCSIM_API int dcsim_check_misuse(const struct dcsim_dput_strategy *s,
+				 const struct dcsim_check_opts *opts,
+				 struct dcsim_check_result *res);
+
+#endif /* DCSIM_CHECK_H */

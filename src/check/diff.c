@@ -1,0 +1,984 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The differential runner: traces of cache operations over a small tree,
+ * run step by step on a strategy and on the executable spec
+ * (tests/differential/spec.c).  After every step the canonical states must
+ * be identical and dcsim_cache_check() clean with the exact references the
+ * trace holds; at the end every reference is dropped and shrink_all must
+ * free everything.  A failing random trace is shrunk (greedy step deletion)
+ * and printed in the trace format, with one replay line.
+ *
+ * Configs: HTM off always; for a strategy with DCSIM_STRATEGY_USES_HTM, in
+ * a check build, also inside a one-thread explorer execution with simulated
+ * transactions that commit, and with injected aborts (a simulated
+ * transaction refuses to run outside the explorer, and one logical thread
+ * keeps the run deterministic: the abort injection is seeded by the
+ * trace's seed).  In a normal build, where this file is compiled into
+ * tests/differential directly, the second config is the environment's HTM
+ * policy, if it is live.
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <dcsim/cache.h>
+#include <dcsim/check.h>
+#include <dcsim/config.h>
+#include <dcsim/htm.h>
+#include <dcsim/strategy.h>
+#include <dcsim/warn.h>
+#if DCSIM_CHECK
+#include <dcsim/explore.h>
+#endif
+
+#include "diff.h"
+
+const char *const diff_op_names[T_NR] = {
+	"alloc", "add", "rehash", "lookup", "dget", "dget_parent", "dput", "drop",
+	"delete", "invalidate", "set_op", "set_flags", "prune", "shrink_all",
+};
+
+/* Relative frequencies of the random traces. */
+static const unsigned int top_weight[T_NR] = {
+	[T_ALLOC] = 14, [T_ADD] = 12, [T_REHASH] = 2, [T_LOOKUP] = 16, [T_DGET] = 6,
+	[T_DGET_PARENT] = 4, [T_DPUT] = 24, [T_DROP] = 3, [T_DELETE] = 3,
+	[T_INVALIDATE] = 2, [T_SETOP] = 3, [T_SETFLAGS] = 2, [T_PRUNE] = 6, [T_SHRINK_ALL] = 1,
+};
+
+static const char *const names[] = {
+	"a", "b", "c", "a-name-too-long-to-be-stored-inline-in-the-dentry",
+};
+
+/*
+ * Steps per random trace unless opts->diff_steps says otherwise: the same
+ * in every budget, so that a seed names one trace (a replay line names
+ * --diff-steps when it differs).
+ */
+#define DIFF_STEPS	60
+
+/* splitmix64: the trace generator's only source of randomness. */
+static uint64_t rng_next(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static uint32_t rng_below(uint64_t *s, uint32_t n)
+{
+	return (uint32_t)(rng_next(s) % n);
+}
+
+static int depth(const struct spec *s, uint32_t id)
+{
+	int n = 0;
+
+	while (s->d[id].parent != id) {
+		id = s->d[id].parent;
+		n++;
+	}
+	return n;
+}
+
+bool diff_valid(const struct run *r, const struct step *st)
+{
+	const struct spec *s = &r->spec;
+	const struct spec_dentry *d = st->a <= SPEC_MAX ? &s->d[st->a] : NULL;
+	bool held = d && st->a && st->a < s->next_id && r->held[st->a] > 0;
+
+	switch (st->op) {
+	case T_ALLOC:
+		return held && st->name && depth(s, st->a) < 3 && s->next_id < SPEC_MAX - 2;
+	case T_ADD:
+	case T_REHASH:
+		return held && d->parent != st->a && !d->hashed &&
+		       (st->op == T_REHASH || !(d->flags & DCSIM_DCACHE_ENTRY_TYPE)) &&
+		       !spec_has_hashed(s, d->parent, d->name);
+	case T_SETOP:
+		return held && !d->hashed;
+	case T_LOOKUP:
+		return held && st->name;
+	case T_DGET:
+	case T_DGET_PARENT:
+	case T_DPUT:
+	case T_DROP:
+	case T_DELETE:
+	case T_INVALIDATE:
+	case T_SETFLAGS:
+		return held;
+	case T_PRUNE:
+	case T_SHRINK_ALL:
+		return true;
+	}
+	return false;
+}
+
+static bool __attribute__((format(printf, 2, 3))) mismatch(struct run *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->err, sizeof(r->err), fmt, ap);
+	va_end(ap);
+	return false;
+}
+
+static bool got_new(struct run *r, uint32_t id, struct dcsim_dentry *d)
+{
+	char p[128];
+
+	if (!r->c)
+		return true;
+	diff_path(&r->spec, id, p, sizeof(p));
+	if (!d)
+		return mismatch(r, "model: allocation of %s failed", p);
+	if (dcsim_d_id(d) != id)
+		return mismatch(r, "model: new dentry %s has id %" PRIu64 "\nspec:  id %u", p,
+				dcsim_d_id(d), id);
+	r->ptr[id] = d;
+	return true;
+}
+
+static int op_always(const struct dcsim_dentry *x)
+{
+	(void)x;
+	return 1;
+}
+
+static int op_never(const struct dcsim_dentry *x)
+{
+	(void)x;
+	return 0;
+}
+
+static const struct dcsim_dentry_operations ops[2] = {
+	{ .d_delete = op_always }, { .d_delete = op_never },
+};
+
+static void id_path(struct run *r, uint64_t id, char *buf, size_t len)
+{
+	if (id == 0)
+		snprintf(buf, len, "nothing");
+	else if (id < r->spec.next_id)
+		diff_path(&r->spec, (uint32_t)id, buf, len);
+	else
+		snprintf(buf, len, "dentry #%" PRIu64 " (unknown to the spec)", id);
+}
+
+bool diff_apply(struct run *r, const struct step *st)
+{
+	struct spec *s = &r->spec;
+	struct dcsim_dentry *d = r->c && st->a <= SPEC_MAX ? r->ptr[st->a] : NULL;
+	uint32_t id;
+	unsigned long ks, kc;
+
+	switch (st->op) {
+	case T_ALLOC:
+		id = spec_alloc(s, st->a, st->name);
+		r->held[id]++;
+		return got_new(r, id, r->c ? dcsim_d_alloc(d, st->name) : NULL);
+	case T_ADD:
+		spec_add(s, st->a, st->arg & 1);
+		if (r->c)
+			dcsim_d_add(d, st->arg & 1);
+		return true;
+	case T_REHASH:
+		spec_rehash(s, st->a);
+		if (r->c)
+			dcsim_d_rehash(d);
+		return true;
+	case T_LOOKUP: {
+		struct dcsim_dentry *got = r->c ? dcsim_d_lookup(d, st->name) : NULL;
+		char x[128], y[128];
+
+		id = spec_lookup(s, st->a, st->name);
+		if (id)
+			r->held[id]++;
+		if (!r->c)
+			return true;
+		if ((got ? dcsim_d_id(got) : 0) != id) {
+			id_path(r, got ? dcsim_d_id(got) : 0, x, sizeof(x));
+			id_path(r, id, y, sizeof(y));
+			return mismatch(r, "lookup returned:\nmodel: %s\nspec:  %s", x, y);
+		}
+		return true;
+	}
+	case T_DGET:
+		spec_dget(s, st->a);
+		r->held[st->a]++;
+		if (r->c)
+			dcsim_dget(d);
+		return true;
+	case T_DGET_PARENT: {
+		struct dcsim_dentry *p = r->c ? dcsim_dget_parent(d) : NULL;
+		char x[128], y[128];
+
+		id = spec_dget_parent(s, st->a);
+		r->held[id]++;
+		if (r->c && (!p || dcsim_d_id(p) != id)) {
+			id_path(r, p ? dcsim_d_id(p) : 0, x, sizeof(x));
+			id_path(r, id, y, sizeof(y));
+			return mismatch(r, "dget_parent returned:\nmodel: %s\nspec:  %s", x, y);
+		}
+		return true;
+	}
+	case T_DPUT:
+		r->held[st->a]--;
+		spec_dput(s, st->a);
+		if (r->c)
+			dcsim_dput(d);
+		return true;
+	case T_DROP:
+		spec_drop(s, st->a);
+		if (r->c)
+			dcsim_d_drop(d);
+		return true;
+	case T_DELETE:
+		spec_delete(s, st->a);
+		if (r->c)
+			dcsim_d_delete(d);
+		return true;
+	case T_INVALIDATE:
+		spec_invalidate(s, st->a);
+		if (r->c)
+			dcsim_d_invalidate(d);
+		return true;
+	case T_SETOP:
+		spec_set_op(s, st->a, st->arg & 1 ? SPEC_OP_NEVER : SPEC_OP_ALWAYS);
+		if (r->c)
+			dcsim_d_set_op(d, &ops[st->arg & 1]);
+		return true;
+	case T_SETFLAGS: {
+		uint32_t f = st->arg & 1 ? DCSIM_DCACHE_DONTCACHE : DCSIM_DCACHE_DISCONNECTED;
+
+		spec_set_flags(s, st->a, f);
+		if (r->c)
+			dcsim_d_set_flags(d, f);
+		return true;
+	}
+	case T_PRUNE:
+		ks = spec_prune(s, st->arg);
+		if (!r->c)
+			return true;
+		kc = dcsim_prune(r->c, st->arg);
+		if (ks != kc)
+			return mismatch(r, "prune %u killed:\nmodel: %lu\nspec:  %lu", st->arg, kc, ks);
+		return true;
+	case T_SHRINK_ALL:
+		ks = spec_shrink_all(s);
+		if (!r->c)
+			return true;
+		kc = dcsim_shrink_all(r->c);
+		if (ks != kc)
+			return mismatch(r, "shrink_all killed:\nmodel: %lu\nspec:  %lu", kc, ks);
+		return true;
+	}
+	return mismatch(r, "bad op %u", st->op);
+}
+
+/* ---- reports -------------------------------------------------------------- */
+
+/* The documented fields of one dentry state (docs/trace-format.md, "Reports"). */
+static void state_fields(const struct dcsim_dentry_state *st, char *buf, size_t len)
+{
+	static const struct {
+		uint32_t flag;
+		const char *name;
+	} fl[] = {
+		{ DCSIM_DCACHE_REFERENCED, "REFERENCED" }, { DCSIM_DCACHE_LRU_LIST, "LRU_LIST" },
+		{ DCSIM_DCACHE_SHRINK_LIST, "SHRINK_LIST" }, { DCSIM_DCACHE_OP_DELETE, "OP_DELETE" },
+		{ DCSIM_DCACHE_DISCONNECTED, "DISCONNECTED" }, { DCSIM_DCACHE_DONTCACHE, "DONTCACHE" },
+		{ DCSIM_DCACHE_DENTRY_KILLED, "DENTRY_KILLED" }, { DCSIM_DCACHE_FREED, "FREED" },
+	};
+	char f[160] = "", lru[16];
+	size_t n = 0;
+
+	for (size_t i = 0; i < DCSIM_ARRAY_SIZE(fl); i++)
+		if (st->flags & fl[i].flag)
+			n += (size_t)snprintf(f + n, sizeof(f) - n, "%s%s", n ? "|" : "", fl[i].name);
+	if (!n)
+		snprintf(f, sizeof(f), "-");
+	if (st->lru_pos < 0)
+		snprintf(lru, sizeof(lru), "-");
+	else
+		snprintf(lru, sizeof(lru), "%" PRId32, st->lru_pos);
+	snprintf(buf, len, "count=%" PRId32 " flags=%s type=%s %s lru=%s%s", st->count, f,
+		 (st->flags & DCSIM_DCACHE_ENTRY_TYPE) ? "positive" : "negative",
+		 st->hashed ? "hashed" : "unhashed", lru, st->dead ? " dead" : "");
+}
+
+static size_t appendf(char *buf, size_t len, size_t used, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static size_t appendf(char *buf, size_t len, size_t used, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (used + 1 >= len)
+		return used;
+	va_start(ap, fmt);
+	n = vsnprintf(buf + used, len - used, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return used;
+	used += (size_t)n;
+	return used < len ? used : len - 1;
+}
+
+/* model vs spec, one labelled pair per differing dentry, by path. */
+static void state_diff(struct run *r, const struct dcsim_cache_snapshot *m,
+		       const struct dcsim_cache_snapshot *sp)
+{
+	char *b = r->err, x[256], y[256], p[128];
+	size_t len = sizeof(r->err), used = 0, i = 0, j = 0;
+
+	used = appendf(b, len, used, "state differs from the spec:");
+	while (i < m->nr || j < sp->nr) {
+		const struct dcsim_dentry_state *q = i < m->nr ? &m->dentries[i] : NULL;
+		const struct dcsim_dentry_state *w = j < sp->nr ? &sp->dentries[j] : NULL;
+
+		if (q && (!w || q->id < w->id)) {
+			state_fields(q, x, sizeof(x));
+			id_path(r, q->id, p, sizeof(p));
+			used = appendf(b, len, used, "\n  %s\n    model: %s\n    spec:  (gone)", p, x);
+			i++;
+		} else if (w && (!q || w->id < q->id)) {
+			state_fields(w, y, sizeof(y));
+			id_path(r, w->id, p, sizeof(p));
+			used = appendf(b, len, used, "\n  %s\n    model: (gone)\n    spec:  %s", p, y);
+			j++;
+		} else {
+			state_fields(q, x, sizeof(x));
+			state_fields(w, y, sizeof(y));
+			if (strcmp(x, y) || q->parent_id != w->parent_id) {
+				id_path(r, q->id, p, sizeof(p));
+				used = appendf(b, len, used, "\n  %s\n    model: %s\n    spec:  %s", p, x, y);
+			}
+			i++;
+			j++;
+		}
+	}
+#define CMP_COUNTER(f)								\
+	do {									\
+		if (m->counters.f != sp->counters.f)				\
+			used = appendf(b, len, used, "\n  counter " #f		\
+				       "\n    model: %" PRId64 "\n    spec:  %" PRId64, \
+				       m->counters.f, sp->counters.f);		\
+	} while (0)
+	CMP_COUNTER(nr_dentry);
+	CMP_COUNTER(nr_hashed);
+	CMP_COUNTER(nr_lru);
+	CMP_COUNTER(allocs);
+	CMP_COUNTER(kills);
+	CMP_COUNTER(frees);
+#undef CMP_COUNTER
+}
+
+/*
+ * The invariant checker names dentries "#ID 'name'"; rewrite each as its
+ * path, which is what a trace file says.
+ */
+static void ids_to_paths(struct run *r, const char *in, char *out, size_t len)
+{
+	size_t used = 0;
+
+	while (*in && used + 1 < len) {
+		if (*in == '#' && in[1] >= '0' && in[1] <= '9') {
+			char *end, p[128];
+			unsigned long long id = strtoull(in + 1, &end, 10);
+
+			id_path(r, id, p, sizeof(p));
+			used = appendf(out, len, used, "%s", p);
+			in = end;
+			if (in[0] == ' ' && in[1] == '\'') {
+				const char *q = strchr(in + 2, '\'');
+
+				if (q)
+					in = q + 1;
+			}
+			continue;
+		}
+		out[used++] = *in++;
+	}
+	out[used < len ? used : len - 1] = '\0';
+}
+
+/* Compare the cache with the spec and run the invariant checker. */
+static bool compare(struct run *r)
+{
+	struct dcsim_cache_snapshot a, b;
+	struct dcsim_held_ref held[SPEC_MAX];
+	char rep[2048];
+	size_t nh = 0;
+	unsigned int n;
+
+	if (dcsim_cache_snapshot(r->c, &a))
+		return mismatch(r, "model: snapshot failed");
+	if (spec_snapshot(&r->spec, &b)) {
+		dcsim_cache_snapshot_release(&a);
+		return mismatch(r, "spec: snapshot failed");
+	}
+	n = dcsim_snapshot_diff(&a, &b, NULL, 0);
+	if (n)
+		state_diff(r, &a, &b);
+	dcsim_cache_snapshot_release(&a);
+	dcsim_cache_snapshot_release(&b);
+	if (n)
+		return false;
+	for (uint32_t i = 1; i < r->spec.next_id; i++)
+		if (r->held[i])
+			held[nh++] = (struct dcsim_held_ref){ r->ptr[i], r->held[i] };
+	if (dcsim_cache_check(r->c, held, nh, DCSIM_CHECK_REFS_EXACT, rep, sizeof(rep))) {
+		size_t used = appendf(r->err, sizeof(r->err), 0,
+				      "model: invariants broken (dcsim_cache_check(), exact references):\n");
+
+		ids_to_paths(r, rep, r->err + used, sizeof(r->err) - used);
+		return false;
+	}
+	return true;
+}
+
+/* ---- configs and replay --------------------------------------------------- */
+
+struct config {
+	const struct dcsim_dput_strategy *s;
+	enum dcsim_htm_policy policy;	/* outside the explorer */
+	int sim;			/* 0, or the enum dcsim_explore_htm to run under */
+};
+
+static const char *config_name(const struct config *cfg)
+{
+#if DCSIM_CHECK
+	if (cfg->sim)
+		return dcsim_explore_htm_name((enum dcsim_explore_htm)cfg->sim);
+#endif
+	return cfg->policy == DCSIM_HTM_OFF ? "off" : dcsim_htm_policy_name(cfg->policy);
+}
+
+struct replay_ctx {
+	const struct config *cfg;
+	const struct trace *t;
+	size_t failed_at;	/* step index; t->n for the epilogue */
+	bool ok;
+	unsigned long htm_commits;	/* simulated transactions committed */
+	char step_line[256];	/* the failing step as a trace line */
+	char err[4096];
+};
+
+static void replay_body(struct replay_ctx *x)
+{
+	const struct config *cfg = x->cfg;
+	const struct trace *t = x->t;
+	struct dcsim_cache_config cc = { .strategy = cfg->s, .hash_bits = 3 };
+	struct run *r = calloc(1, sizeof(*r));
+	unsigned long w = dcsim_warn_count();
+	bool ok = true;
+	uint32_t root;
+
+	if (!r) {
+		snprintf(x->err, sizeof(x->err), "out of memory");
+		x->ok = false;
+		return;
+	}
+	spec_init(&r->spec, cfg->s->retain_style);
+	r->c = dcsim_cache_create(&cc);
+	root = spec_alloc_root(&r->spec, "/");
+	r->held[root] = 1;
+	ok = got_new(r, root, dcsim_d_alloc_root(r->c, "/"));
+	for (size_t i = 0; ok && i < t->n; i++) {
+		if (!diff_valid(r, &t->s[i]))
+			continue;
+		diff_format_step(&r->spec, &t->s[i], x->step_line, sizeof(x->step_line));
+		ok = diff_apply(r, &t->s[i]) && compare(r);
+		if (!ok)
+			x->failed_at = i;
+	}
+	/* Epilogue: put everything, then everything unused must go. */
+	for (uint32_t i = r->spec.next_id - 1; ok && i >= 1; i--) {
+		while (ok && r->held[i] > 0) {
+			struct step st = { .op = T_DPUT, .a = i };
+
+			diff_format_step(&r->spec, &st, x->step_line, sizeof(x->step_line));
+			ok = diff_apply(r, &st) && compare(r);
+		}
+	}
+	if (ok) {
+		struct step st = { .op = T_SHRINK_ALL };
+
+		diff_format_step(&r->spec, &st, x->step_line, sizeof(x->step_line));
+		ok = diff_apply(r, &st) && compare(r);
+		if (ok && r->spec.allocs != r->spec.frees)
+			ok = mismatch(r, "%" PRId64 " dentries left after the epilogue",
+				      r->spec.allocs - r->spec.frees);
+	}
+	if (ok && dcsim_warn_count() != w)
+		ok = mismatch(r, "model: %lu misuse warnings\nspec:  0", dcsim_warn_count() - w);
+	if (!ok)
+		snprintf(x->err, sizeof(x->err), "%s", r->err);
+	/* On a mismatch the cache may hold references: destroy reports, quietly. */
+	if (!ok)
+		dcsim_warn_set_quiet(true);
+	dcsim_cache_destroy(r->c);
+	if (!ok)
+		dcsim_warn_set_quiet(false);
+	free(r);
+	x->ok = ok;
+}
+
+#if DCSIM_CHECK
+static void *replay_setup(void *arg)
+{
+	return arg;
+}
+
+static void replay_thread(void *state, unsigned int tid)
+{
+	(void)tid;
+	replay_body(state);
+}
+#endif
+
+/*
+ * Replay @t on @cfg.  Return: true if spec and cache agreed throughout;
+ * else x->failed_at, x->step_line and x->err say where and how.
+ */
+static bool replay(const struct config *cfg, const struct trace *t, struct replay_ctx *x)
+{
+	memset(x, 0, sizeof(*x));
+	x->cfg = cfg;
+	x->t = t;
+	x->failed_at = t->n;
+#if DCSIM_CHECK
+	if (cfg->sim) {
+		struct dcsim_scenario sc = {
+			.name = "dcsim-check-diff", .nthreads = 1,
+			.setup = replay_setup, .thread = replay_thread, .arg = x,
+		};
+		struct dcsim_explore_opts o;
+		struct dcsim_explore_result res;
+		int rc;
+
+		dcsim_explore_opts_init(&o);
+		o.iterations = 1;
+		o.seed = t->seed;
+		o.htm = (enum dcsim_explore_htm)cfg->sim;
+		o.abort_permille = 100;
+		o.max_steps = 100000000ul;
+		o.quiet = true;
+		x->ok = true;
+		memset(&res, 0, sizeof(res));
+		rc = dcsim_explore_run(&sc, &o, &res);
+		if (rc < 0) {
+			snprintf(x->err, sizeof(x->err), "explorer: %s", strerror(-rc));
+			x->ok = false;
+			return false;
+		}
+		if (rc == 1 && x->ok) {
+			x->ok = false;
+			snprintf(x->err, sizeof(x->err), "explorer: %s", res.failure);
+		}
+		/* DCSIM_EXPLORE_SCENARIO names another scenario: never a silent pass. */
+		if (res.skipped && x->ok) {
+			x->ok = false;
+			snprintf(x->err, sizeof(x->err), "not run: DCSIM_EXPLORE_SCENARIO is set "
+				 "(unset it for the diff suite)");
+		}
+		x->htm_commits = res.htm_commits;
+		return x->ok;
+	}
+#endif
+	dcsim_htm_set_policy(cfg->policy);
+	replay_body(x);
+	return x->ok;
+}
+
+/* ---- random traces and shrinking ------------------------------------------ */
+
+static void generate(struct trace *t, uint64_t seed, size_t steps)
+{
+	uint64_t rng = seed;
+	struct run *r = calloc(1, sizeof(*r));
+	unsigned int total = 0;
+	uint32_t root;
+
+	memset(t, 0, sizeof(*t));
+	t->seed = seed;
+	t->s = calloc(steps, sizeof(*t->s));
+	if (!r || !t->s) {
+		free(r);
+		return;
+	}
+	for (int i = 0; i < T_NR; i++)
+		total += top_weight[i];
+	spec_init(&r->spec, DCSIM_RETAIN_LRU_THEN_REFERENCED);
+	root = spec_alloc_root(&r->spec, "/");
+	r->held[root] = 1;
+	for (size_t tries = 0; t->n < steps && tries < steps * 50; tries++) {
+		struct step st = { 0 };
+		unsigned int x = rng_below(&rng, total), b;
+		uint32_t cand[SPEC_MAX], nc = 0;
+
+		while (x >= top_weight[st.op])
+			x -= top_weight[st.op++];
+		for (uint32_t i = 1; i < r->spec.next_id; i++)
+			if (r->held[i] > 0)
+				cand[nc++] = i;
+		st.a = nc ? cand[rng_below(&rng, nc)] : 0;
+		b = rng_below(&rng, 64);
+		st.name = names[b % DCSIM_ARRAY_SIZE(names)];
+		st.arg = st.op == T_PRUNE ? b % 8 + 1 : b & 1;
+		/* Keep the root's own reference most of the time. */
+		if (st.op == T_DPUT && st.a == root && r->held[root] == 1 && rng_below(&rng, 8))
+			continue;
+		if (!diff_valid(r, &st))
+			continue;
+		diff_apply(r, &st);
+		t->s[t->n++] = st;
+	}
+	free(r);
+}
+
+/* The id step @i of @t allocates, or 0 if it is no alloc or is skipped. */
+static uint32_t alloc_id(const struct trace *t, size_t i)
+{
+	struct run *r = calloc(1, sizeof(*r));
+	uint32_t id = 0;
+
+	if (!r)
+		return 0;
+	spec_init(&r->spec, DCSIM_RETAIN_LRU_THEN_REFERENCED);
+	r->held[spec_alloc_root(&r->spec, "/")] = 1;
+	for (size_t j = 0; j < i; j++)
+		if (diff_valid(r, &t->s[j]))
+			diff_apply(r, &t->s[j]);
+	if (t->s[i].op == T_ALLOC && diff_valid(r, &t->s[i]))
+		id = r->spec.next_id;
+	free(r);
+	return id;
+}
+
+/*
+ * Greedy shrinking: drop steps while the trace still fails.  Steps name
+ * dentries by id, and ids are allocation order, so dropping an alloc
+ * renumbers the later steps (those on the dropped dentry become invalid,
+ * and are skipped), or else no alloc could ever be dropped.
+ */
+static void shrink(const struct config *cfg, struct trace *t, struct replay_ctx *x)
+{
+	struct step *saved = malloc(t->n * sizeof(*saved));
+	bool progress = true;
+
+	if (!saved)
+		return;
+	while (progress) {
+		progress = false;
+		for (size_t i = t->n; i-- > 0;) {
+			uint32_t id = alloc_id(t, i);
+			size_t n = t->n;
+
+			memcpy(saved, t->s, n * sizeof(*saved));
+			memmove(&t->s[i], &t->s[i + 1], (n - i - 1) * sizeof(*t->s));
+			t->n--;
+			for (size_t j = i; id && j < t->n; j++) {
+				if (t->s[j].a == id)
+					t->s[j].a = SPEC_MAX + 1;	/* never valid */
+				else if (t->s[j].a > id && t->s[j].a <= SPEC_MAX)
+					t->s[j].a--;
+			}
+			if (!replay(cfg, t, x)) {
+				progress = true;
+				continue;
+			}
+			memcpy(t->s, saved, n * sizeof(*saved));
+			t->n = n;
+		}
+	}
+	free(saved);
+}
+
+/* res->failure: the first line only, cut to fit. */
+static void __attribute__((format(printf, 3, 4))) one_line(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	char *nl;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+	nl = strchr(buf, '\n');
+	if (nl)
+		*nl = '\0';
+}
+
+static FILE *report_file(const struct dcsim_check_opts *o)
+{
+	return o->report ? o->report : stdout;
+}
+
+static FILE *progress_file(const struct dcsim_check_opts *o)
+{
+	return o->progress ? o->progress : stderr;
+}
+
+/* Count the valid steps of @t before @upto (what a trace file of it numbers). */
+static size_t valid_steps(const struct trace *t, size_t upto)
+{
+	struct run *r = calloc(1, sizeof(*r));
+	size_t n = 0;
+
+	if (!r)
+		return 0;
+	spec_init(&r->spec, DCSIM_RETAIN_LRU_THEN_REFERENCED);
+	r->held[spec_alloc_root(&r->spec, "/")] = 1;
+	for (size_t i = 0; i < t->n && i < upto; i++) {
+		if (!diff_valid(r, &t->s[i]))
+			continue;
+		diff_apply(r, &t->s[i]);
+		n++;
+	}
+	free(r);
+	return n;
+}
+
+static void report_failure(const struct dcsim_check_opts *o, const struct config *cfg,
+			   const struct trace *t, const struct replay_ctx *x, const char *what,
+			   const char *replay_args)
+{
+	FILE *f = report_file(o);
+	char comment[256];
+	size_t line = valid_steps(t, x->failed_at);
+
+	fprintf(f, "dcsim-check: FAIL: %s, strategy %s, HTM %s\n", what, cfg->s->name,
+		config_name(cfg));
+	if (x->failed_at < t->n)
+		fprintf(f, "check: model vs spec after step %zu of the trace below: %s\n", line + 1,
+			x->step_line);
+	else
+		fprintf(f, "check: model vs spec in the epilogue (every reference dropped, then "
+			"shrink_all), at: %s\n", x->step_line);
+	fprintf(f, "%s\n", x->err);
+	fprintf(f, "trace (save it to a file to keep it as a regression test):\n");
+	snprintf(comment, sizeof(comment), "%s; strategy %s, HTM %s", what, cfg->s->name,
+		 config_name(cfg));
+	trace_print(f, t, comment);
+	if (o->replay_prefix)
+		fprintf(f, "replay: %s %s\n", o->replay_prefix, replay_args);
+	else
+		fprintf(f, "replay: dcsim-check --strategy %s %s\n", cfg->s->name, replay_args);
+	fflush(f);
+}
+
+/* The sim-commit config's ->sim, or 0 in a normal build (which has none). */
+#if DCSIM_CHECK
+#define COMMIT_CONFIG	DCSIM_EXPLORE_HTM_COMMIT
+#else
+#define COMMIT_CONFIG	0
+#endif
+
+/* The configs of @s (at most 3). */
+static size_t configs(const struct dcsim_dput_strategy *s, struct config *out)
+{
+	size_t n = 0;
+
+	out[n++] = (struct config){ s, DCSIM_HTM_OFF, 0 };
+	if (!(s->flags & DCSIM_STRATEGY_USES_HTM))
+		return n;
+#if DCSIM_CHECK
+	out[n++] = (struct config){ s, DCSIM_HTM_OFF, DCSIM_EXPLORE_HTM_COMMIT };
+	out[n++] = (struct config){ s, DCSIM_HTM_OFF, DCSIM_EXPLORE_HTM_ABORTS };
+#else
+	{
+		struct dcsim_htm_info info;
+		enum dcsim_htm_policy env = DCSIM_HTM_AUTO;
+		const char *e = getenv("DCSIM_HTM");
+
+		if (e && *e)
+			dcsim_htm_policy_parse(e, &env);
+		dcsim_htm_set_policy(env);
+		dcsim_htm_get_info(&info);
+		if (info.live)
+			out[n++] = (struct config){ s, env, 0 };
+	}
+#endif
+	return n;
+}
+
+static void restore_policy(void)
+{
+	enum dcsim_htm_policy env = DCSIM_HTM_AUTO;
+	const char *e = getenv("DCSIM_HTM");
+
+	if (e && *e)
+		dcsim_htm_policy_parse(e, &env);
+	dcsim_htm_set_policy(env);
+}
+
+/* DCSIM_EXPLORE_SCENARIO would skip the one-thread explorer runs of the HTM configs. */
+static bool scenario_env_set(const struct dcsim_check_opts *o, size_t ncfg)
+{
+	const char *e = getenv("DCSIM_EXPLORE_SCENARIO");
+
+	if (ncfg < 2 || !COMMIT_CONFIG || !e || !*e)
+		return false;
+	fprintf(progress_file(o), "dcsim-check: DCSIM_EXPLORE_SCENARIO is set; unset it to "
+		"run the diff suite or a trace\n");
+	return true;
+}
+
+int dcsim_check_diff(const struct dcsim_dput_strategy *s, const struct dcsim_check_opts *o,
+		     struct dcsim_check_result *res)
+{
+	static const unsigned long ntraces[] = { 300, 3000, 30000 };
+	struct dcsim_check_result local;
+	struct config cfgs[3];
+	size_t ncfg;
+	unsigned long n, commits = 0;
+	unsigned int steps;
+
+	if (!res)
+		res = &local;
+	memset(res, 0, sizeof(*res));
+	if (!s || !o || (unsigned int)o->budget > DCSIM_CHECK_SOAK)
+		return -EINVAL;
+	ncfg = configs(s, cfgs);
+	if (scenario_env_set(o, ncfg)) {
+		restore_policy();
+		return -EINVAL;
+	}
+	n = o->diff_traces ? o->diff_traces : ntraces[o->budget];
+	steps = o->diff_steps ? o->diff_steps : DIFF_STEPS;
+	if (steps > 1000)
+		return -EINVAL;
+	fprintf(progress_file(o), "dcsim-check: diff: %s: %lu traces of %u steps x %zu HTM configs, "
+		"seeds %" PRIu64 "..\n", s->name, n, steps, ncfg, o->seed);
+	for (unsigned long i = 0; i < n && !res->failures; i++) {
+		struct trace t;
+
+		generate(&t, o->seed + i, steps);
+		if (!t.s) {
+			restore_policy();
+			return -ENOMEM;
+		}
+		for (size_t k = 0; k < ncfg; k++) {
+			struct replay_ctx x;
+			char what[128], args[128];
+			size_t before = t.n;
+
+			res->runs++;
+			if (replay(&cfgs[k], &t, &x)) {
+				if (cfgs[k].sim == COMMIT_CONFIG)
+					commits += x.htm_commits;
+				continue;
+			}
+			res->failures++;
+			one_line(res->failure, sizeof(res->failure), "diff: seed %" PRIu64 ", HTM %s: %s",
+				 t.seed, config_name(&cfgs[k]), x.err);
+			shrink(&cfgs[k], &t, &x);
+			replay(&cfgs[k], &t, &x);
+			res->shrunk_steps = valid_steps(&t, t.n);
+			if (!o->quiet) {
+				snprintf(what, sizeof(what), "diff, random trace seed %" PRIu64
+					 " shrunk from %zu to %zu steps", t.seed, before,
+					 res->shrunk_steps);
+				if (steps == DIFF_STEPS)
+					snprintf(args, sizeof(args), "--suites diff --seed %" PRIu64, t.seed);
+				else
+					snprintf(args, sizeof(args), "--suites diff --seed %" PRIu64
+						 " --diff-steps %u", t.seed, steps);
+				report_failure(o, &cfgs[k], &t, &x, what, args);
+			}
+			break;
+		}
+		free(t.s);
+	}
+	restore_policy();
+	/*
+	 * A strategy whose transactions never commit passes every trace on its
+	 * fallback alone, and its HTM path was never checked: say so (the
+	 * classic cause is a strategy built against a normal build's headers,
+	 * whose dcsim_htm_begin() cannot start a simulated transaction).
+	 */
+	if (!res->failures && COMMIT_CONFIG && ncfg > 1 && !commits) {
+		res->failures++;
+		snprintf(res->failure, sizeof(res->failure),
+			 "diff: no simulated transaction of %s committed", s->name);
+		if (!o->quiet) {
+			fprintf(report_file(o), "dcsim-check: FAIL: diff, strategy %s, HTM sim-commit\n"
+				"check: the strategy says DCSIM_STRATEGY_USES_HTM, but none of its "
+				"transactions committed in %lu traces with simulated HTM committing: "
+				"its HTM path was not checked (built against a normal build's "
+				"headers?)\n", s->name, n);
+			if (o->replay_prefix)
+				fprintf(report_file(o), "replay: %s --suites diff --seed %" PRIu64 "\n",
+					o->replay_prefix, o->seed);
+			else
+				fprintf(report_file(o), "replay: dcsim-check --strategy %s --suites diff "
+					"--seed %" PRIu64 "\n", s->name, o->seed);
+		}
+	}
+	fprintf(progress_file(o), "dcsim-check: diff: %s: %lu runs", s->name, res->runs);
+	if (COMMIT_CONFIG && ncfg > 1)
+		fprintf(progress_file(o), ", %lu simulated transactions committed", commits);
+	fprintf(progress_file(o), ", %s\n", res->failures ? "FAILED" : "ok");
+	return res->failures ? 1 : 0;
+}
+
+int dcsim_check_trace_file(const struct dcsim_dput_strategy *s, const char *path,
+			   const struct dcsim_check_opts *o, struct dcsim_check_result *res)
+{
+	struct dcsim_check_result local;
+	struct config cfgs[3];
+	struct trace t;
+	char err[512];
+	size_t ncfg;
+	int rc;
+
+	if (!res)
+		res = &local;
+	memset(res, 0, sizeof(*res));
+	if (!s || !o || !path)
+		return -EINVAL;
+	rc = trace_parse(path, &t, err, sizeof(err));
+	if (rc) {
+		fprintf(progress_file(o), "dcsim-check: %s\n", err);
+		return rc;
+	}
+	t.seed = o->seed;
+	ncfg = configs(s, cfgs);
+	if (scenario_env_set(o, ncfg)) {
+		restore_policy();
+		trace_release(&t);
+		return -EINVAL;
+	}
+	fprintf(progress_file(o), "dcsim-check: trace %s: %s: %zu steps x %zu HTM configs\n", path,
+		s->name, t.n, ncfg);
+	for (size_t k = 0; k < ncfg; k++) {
+		struct replay_ctx x;
+		char what[1024], args[1024];
+
+		res->runs++;
+		if (replay(&cfgs[k], &t, &x))
+			continue;
+		res->failures++;
+		res->shrunk_steps = t.n;
+		one_line(res->failure, sizeof(res->failure), "trace %s, HTM %s: %s", path,
+			 config_name(&cfgs[k]), x.err);
+		if (!o->quiet) {
+			snprintf(what, sizeof(what), "trace file %s", path);
+			snprintf(args, sizeof(args), "--trace %s --seed %" PRIu64, path, o->seed);
+			report_failure(o, &cfgs[k], &t, &x, what, args);
+		}
+		break;
+	}
+	restore_policy();
+	trace_release(&t);
+	fprintf(progress_file(o), "dcsim-check: trace %s: %s: %s\n", path, s->name,
+		res->failures ? "FAILED" : "ok");
+	return res->failures ? 1 : 0;
+}

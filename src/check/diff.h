@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef DCSIM_CHECK_DIFF_H
+#define DCSIM_CHECK_DIFF_H
+
+/*
+ * Internals of the differential runner (diff.c) and of the trace format
+ * (trace.c, docs/trace-format.md).  Hidden: not dcsim_-prefixed.
+ *
+ * A trace is a list of steps over dentry ids; ids are the spec's, given in
+ * allocation order (the root is 1).  A step that is invalid in the state
+ * reached (its dentry not held, say) is skipped by the runner, which is what
+ * lets a random trace be shrunk by deleting steps; a trace read from a file
+ * must have no invalid step.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../../tests/differential/spec.h"
+
+enum top {
+	T_ALLOC, T_ADD, T_REHASH, T_LOOKUP, T_DGET, T_DGET_PARENT, T_DPUT, T_DROP,
+	T_DELETE, T_INVALIDATE, T_SETOP, T_SETFLAGS, T_PRUNE, T_SHRINK_ALL, T_NR
+};
+
+extern const char *const diff_op_names[T_NR];
+
+/*
+ * @a: the dentry (alloc, lookup: the parent); @arg: add: positive;
+ * set_op: 1 never / 0 always; set_flags: 1 dontcache / 0 disconnected;
+ * prune: the number to scan; @name: alloc, lookup (not owned).
+ */
+struct step {
+	uint8_t op;
+	uint32_t a;
+	uint32_t arg;
+	const char *name;
+};
+
+struct trace {
+	uint64_t seed;
+	size_t n;
+	struct step *s;
+	char *strings;		/* names of a parsed trace (owned), or NULL */
+};
+
+/* One run of a trace: the spec, the cache (optional) and the held refs. */
+struct run {
+	struct spec spec;
+	struct dcsim_cache *c;
+	struct dcsim_dentry *ptr[SPEC_MAX + 1];
+	int32_t held[SPEC_MAX + 1];
+	char err[4096];
+};
+
+bool diff_valid(const struct run *r, const struct step *st);
+/* Apply @st to the spec (and the cache if r->c).  Return: false on a mismatch. */
+bool diff_apply(struct run *r, const struct step *st);
+
+/* The full path of spec dentry @id ("/", "/a/b"), into @buf. */
+void diff_path(const struct spec *s, uint32_t id, char *buf, size_t len);
+/*
+ * The reference to @id in a trace line: its path, or "PATH#K" if it is not
+ * the newest dentry allocated with that path (K counts from 1).
+ */
+void diff_ref(const struct spec *s, uint32_t id, char *buf, size_t len);
+/* One step as a trace line (no newline), in the state before it runs. */
+void diff_format_step(const struct spec *s, const struct step *st, char *buf, size_t len);
+
+/*
+ * trace_print() - the valid steps of @t as a trace file, to @f; @comment
+ * (may be NULL) goes on a comment line after the header.
+ */
+void trace_print(FILE *f, const struct trace *t, const char *comment);
+
+/*
+ * trace_parse() - read a trace file.  Return: 0, -errno if unreadable, or
+ * -EINVAL with "FILE:LINE: why" in @err.
+ */
+int trace_parse(const char *path, struct trace *t, char *err, size_t errlen);
+
+void trace_release(struct trace *t);
+
+#endif /* DCSIM_CHECK_DIFF_H */

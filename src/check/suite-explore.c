@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The explore suite (dcsim_check_explore()): every dentry cache scenario of
+ * <dcsim/explore-dcache.h> on one strategy, random walk and PCT, with HTM
+ * off and, for a strategy with DCSIM_STRATEGY_USES_HTM, with simulated
+ * transactions that commit and with injected aborts.  An HTM strategy none
+ * of whose transactions committed in the final-put scenarios fails: its
+ * HTM path was never explored.
+ *
+ * Replay: an explorer execution is a pure function of its seed, so the
+ * replay line names the scenario, the mode and the failing execution's
+ * seed (and, for PCT, its step estimate), and reruns exactly that execution
+ * (through DCSIM_EXPLORE_SCENARIO, DCSIM_EXPLORE_SEED and
+ * DCSIM_EXPLORE_PCT_STEPS, which dcsim_explore_run() honours).
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <dcsim/check.h>
+#include <dcsim/explore-dcache.h>
+#include <dcsim/explore.h>
+#include <dcsim/strategy.h>
+#include <dcsim/warn.h>
+
+static const char *htm_label(enum dcsim_explore_htm h)
+{
+	return h == DCSIM_EXPLORE_HTM_OFF ? "off" : h == DCSIM_EXPLORE_HTM_COMMIT ? "sim-commit" :
+	       "sim-aborts";
+}
+
+int dcsim_check_explore(const struct dcsim_dput_strategy *s, const struct dcsim_check_opts *o,
+			struct dcsim_check_result *res)
+{
+	static const enum dcsim_explore_htm htms[] = {
+		DCSIM_EXPLORE_HTM_OFF, DCSIM_EXPLORE_HTM_COMMIT, DCSIM_EXPLORE_HTM_ABORTS,
+	};
+	static const enum dcsim_explore_mode modes[] = { DCSIM_EXPLORE_RANDOM, DCSIM_EXPLORE_PCT };
+	static const unsigned long iters[] = { 60, 250, 2500 };
+	struct dcsim_check_result local;
+	FILE *out, *prog;
+	unsigned long commits = 0;
+	bool one = o && o->scenario;
+	char seedbuf[32];
+
+	if (!res)
+		res = &local;
+	memset(res, 0, sizeof(*res));
+	if (!s || !o || (unsigned int)o->budget > DCSIM_CHECK_SOAK)
+		return -EINVAL;
+	out = o->report ? o->report : stdout;
+	prog = o->progress ? o->progress : stderr;
+	if (one) {
+		/* The replay of one execution: the explorer reads these itself. */
+		setenv("DCSIM_EXPLORE_SCENARIO", o->scenario, 1);
+		snprintf(seedbuf, sizeof(seedbuf), "%#" PRIx64, o->execution_seed);
+		setenv("DCSIM_EXPLORE_SEED", seedbuf, 1);
+		if (o->pct_steps) {
+			snprintf(seedbuf, sizeof(seedbuf), "%lu", o->pct_steps);
+			setenv("DCSIM_EXPLORE_PCT_STEPS", seedbuf, 1);
+		}
+	}
+	fprintf(prog, "dcsim-check: explore: %s: %d scenarios, %lu executions each%s\n", s->name,
+		DCSIM_DSCN_NR, iters[o->budget], one ? " (one execution replayed)" : "");
+	dcsim_warn_set_quiet(true);
+	for (size_t h = 0; h < DCSIM_ARRAY_SIZE(htms) && !res->failures; h++) {
+		if (htms[h] != DCSIM_EXPLORE_HTM_OFF && !(s->flags & DCSIM_STRATEGY_USES_HTM))
+			continue;
+		for (int scn = 0; scn < DCSIM_DSCN_NR && !res->failures; scn++) {
+			for (size_t m = 0; m < DCSIM_ARRAY_SIZE(modes) && !res->failures; m++) {
+				struct dcsim_explore_opts eo;
+				struct dcsim_explore_result r;
+				char pct[48];
+				int rc;
+
+				if (o->explore_mode &&
+				    strcmp(o->explore_mode, dcsim_explore_mode_name(modes[m])))
+					continue;
+				dcsim_explore_opts_init(&eo);
+				eo.mode = modes[m];
+				eo.seed = o->seed + (uint64_t)scn * 1000 + m * 100 + h;
+				eo.iterations = iters[o->budget];
+				eo.htm = htms[h];
+				eo.abort_permille = 60;
+				eo.quiet = o->quiet;
+				rc = dcsim_explore_dcache(s, (enum dcsim_dcache_scenario)scn, &eo, &r);
+				if (rc < 0) {
+					dcsim_warn_set_quiet(false);
+					return rc;
+				}
+				if (r.skipped)
+					continue;
+				res->runs++;
+				if (scn == DCSIM_DSCN_FINAL_DPUTS || scn == DCSIM_DSCN_FINAL_DPUTS_COLD)
+					commits += r.htm_commits;
+				if (!rc)
+					continue;
+				res->failures++;
+				if (snprintf(res->failure, sizeof(res->failure), "explore %s/%s/%s: %s",
+					 dcsim_dcache_scenario_name(scn), s->name, htm_label(htms[h]),
+					 r.failure) < 0)
+					res->failure[0] = '\0';
+				if (o->quiet)
+					continue;
+				/* The scenario's report may end in a newline: one line here. */
+				r.failure[strcspn(r.failure, "\n")] = '\0';
+				fprintf(out, "dcsim-check: FAIL: explore, scenario %s, strategy %s, "
+					"HTM %s, mode %s, execution %lu of %lu\ncheck: %s\n"
+					"(the explorer's report, with the interleaving, is on stderr%s)\n",
+					dcsim_dcache_scenario_name(scn), s->name, htm_label(htms[h]), dcsim_explore_mode_name(modes[m]),
+					r.first_failure, r.executions, r.failure,
+					out == stderr ? ", above" : "");
+				if (modes[m] == DCSIM_EXPLORE_PCT)
+					snprintf(pct, sizeof(pct), " --pct-steps %lu", r.failure_pct_steps);
+				else
+					pct[0] = '\0';
+				fprintf(out, "replay: %s%s --suites explore --scenario %s/%s/%s "
+					"--explore-mode %s --execution-seed %#" PRIx64 "%s\n",
+					o->replay_prefix ? o->replay_prefix : "dcsim-check --strategy ",
+					o->replay_prefix ? "" : s->name,
+					dcsim_dcache_scenario_name(scn), s->name, htm_label(htms[h]),
+					dcsim_explore_mode_name(modes[m]), r.failure_seed, pct);
+			}
+		}
+	}
+	dcsim_warn_set_quiet(false);
+	if (!one && !res->failures && (s->flags & DCSIM_STRATEGY_USES_HTM) && !commits) {
+		res->failures++;
+		snprintf(res->failure, sizeof(res->failure),
+			 "explore: no simulated transaction of %s committed", s->name);
+		if (!o->quiet)
+			fprintf(out, "dcsim-check: FAIL: explore, strategy %s\ncheck: the strategy "
+				"says DCSIM_STRATEGY_USES_HTM but none of its transactions committed "
+				"in final-dputs(-cold) with simulated HTM committing: its HTM path "
+				"was not explored (built against the normal build's headers?)\n",
+				s->name);
+		if (!o->quiet)
+			fprintf(out, "replay: %s%s --suites explore --seed %" PRIu64 "\n",
+				o->replay_prefix ? o->replay_prefix : "dcsim-check --strategy ",
+				o->replay_prefix ? "" : s->name, o->seed);
+	}
+	fprintf(prog, "dcsim-check: explore: %s: %lu explorations, %s\n", s->name, res->runs,
+		res->failures ? "FAILED" : "ok");
+	return res->failures ? 1 : 0;
+}

@@ -1,0 +1,116 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# The dcsim-check contract (docs/testing.md):
+#   check-cli.sh pass DCSIM_CHECK        a built-in strategy passes (exit 0)
+#   check-cli.sh usage DCSIM_CHECK       bad usage exits 2, with the reason
+#   check-cli.sh planted DCSIM_CHECK SO  the planted bug fails (exit 1) with a
+#                                        report whose replay line, and whose
+#                                        printed trace, fail the same way
+#   check-cli.sh htm-never DCSIM_CHECK SO  an HTM strategy that never
+#                                        commits fails diff and explore
+#   check-cli.sh traces DCSIM_CHECK DIR  every trace of DIR passes on every
+#                                        built-in strategy
+set -u
+mode=$1
+bin=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "check-cli: $*" >&2; exit 1; }
+
+# run EXPECTED-RC OUT-FILE ARGS...: run dcsim-check (stdout and stderr, where
+# its progress and reports go, into OUT-FILE), check its exit status.
+run() {
+	want=$1 out=$2
+	shift 2
+	"$bin" "$@" >"$out" 2>&1
+	rc=$?
+	if [ "$rc" -ne "$want" ]; then
+		cat "$out" >&2
+		fail "dcsim-check $* exited $rc, want $want"
+	fi
+}
+
+case $mode in
+pass)
+	run 0 "$tmp/o" --strategy fast --suites diff,misuse,explore,stress --budget quick
+	run 0 "$tmp/o" --strategy fast-htm --suites diff,misuse --budget quick
+	echo "check-cli: fast (every suite) and fast-htm (diff, misuse) pass"
+	;;
+usage)
+	run 2 "$tmp/o" --strategy fast --no-such-flag
+	grep -q "unknown or incomplete option '--no-such-flag'" "$tmp/o" || fail "no reason for a bad flag"
+	run 2 "$tmp/o" --strategy no-such-strategy
+	grep -q "unknown strategy 'no-such-strategy'" "$tmp/o" || fail "no reason for a bad strategy"
+	grep -q "fast-htm" "$tmp/o" || fail "the valid names are not listed"
+	run 2 "$tmp/o" --load ./no-such-lib.so --strategy fast
+	grep -q "no-such-lib.so" "$tmp/o" || fail "no dlerror() for a missing library"
+	run 2 "$tmp/o" --strategy fast --suites diff,nope
+	run 2 "$tmp/o" --strategy fast --budget huge
+	run 2 "$tmp/o" --suites diff
+	run 2 "$tmp/o" --strategy fast --trace "$tmp/none.trace"
+	printf 'dcsim-trace 1\ndput /nope\n' >"$tmp/bad.trace"
+	run 2 "$tmp/o" --strategy fast --trace "$tmp/bad.trace"
+	grep -q "bad.trace:2: no dentry '/nope'" "$tmp/o" || fail "no line number for a bad trace"
+	echo "check-cli: bad usage exits 2 with the reason"
+	;;
+planted)
+	so=$3
+	run 1 "$tmp/o" --load "$so" --strategy planted-nolru --suites diff
+	cat "$tmp/o"
+	for want in "FAIL: diff" "model:" "spec:" "dcsim-trace 1" "replay: "; do
+		grep -q "$want" "$tmp/o" || fail "the report lacks '$want'"
+	done
+	if grep -q "first:\|second:" "$tmp/o"; then fail "first:/second: labels"; fi
+	[ "$(grep -c '^replay: ' "$tmp/o")" -eq 1 ] || fail "want exactly one replay line"
+	check=$(grep '^check: ' "$tmp/o")
+	# The replay line, rerun as printed (its first word is the tool).
+	line=$(sed -n 's/^replay: dcsim-check //p' "$tmp/o")
+	eval "run 1 \"\$tmp/r\" $line"
+	[ "$(grep '^check: ' "$tmp/r")" = "$check" ] || fail "the replay failed differently"
+	# The printed trace, saved as a file, fails the same way.
+	sed -n '/^dcsim-trace 1$/,/^replay: /p' "$tmp/o" | sed '$d' >"$tmp/saved.trace"
+	run 1 "$tmp/t" --load "$so" --strategy planted-nolru --trace "$tmp/saved.trace"
+	[ "$(grep '^check: ' "$tmp/t")" = "$check" ] || fail "the saved trace failed differently"
+	# ... and passes on a correct strategy.
+	run 0 "$tmp/t" --strategy lockref --trace "$tmp/saved.trace"
+	# The explorer finds it too, in each mode, and the replay line reruns
+	# that one execution.
+	for mode in random pct; do
+		run 1 "$tmp/e" --load "$so" --strategy planted-nolru --suites explore --explore-mode $mode
+		cat "$tmp/e"
+		[ "$(grep -c '^replay: ' "$tmp/e")" -eq 1 ] || fail "explore: want exactly one replay line"
+		check=$(grep '^check: ' "$tmp/e")
+		line=$(sed -n 's/^replay: dcsim-check //p' "$tmp/e")
+		eval "run 1 \"\$tmp/r\" $line"
+		[ "$(grep '^check: ' "$tmp/r")" = "$check" ] || fail "the $mode replay failed differently"
+		grep -q "execution 1 of 1" "$tmp/r" || fail "the $mode replay ran more than one execution"
+	done
+	echo "check-cli: planted bug found by diff and explore; the replay lines and the saved trace reproduce it"
+	;;
+htm-never)
+	so=$3
+	run 1 "$tmp/o" --load "$so" --strategy htm-never --suites diff
+	cat "$tmp/o"
+	grep -q "none of its transactions committed" "$tmp/o" || fail "no word on 0 commits"
+	[ "$(grep -c '^replay: ' "$tmp/o")" -eq 1 ] || fail "want exactly one replay line"
+	run 1 "$tmp/e" --load "$so" --strategy htm-never --suites explore
+	grep -q "none of its transactions committed" "$tmp/e" || fail "explore: no word on 0 commits"
+	[ "$(grep -c '^replay: ' "$tmp/e")" -eq 1 ] || fail "explore: want exactly one replay line"
+	echo "check-cli: an HTM strategy that never commits fails diff and explore"
+	;;
+traces)
+	dir=$3
+	n=0
+	for s in $("$bin" --list | awk '{print $1}'); do
+		for t in "$dir"/*.trace; do
+			run 0 "$tmp/o" --strategy "$s" --trace "$t"
+			n=$((n + 1))
+		done
+	done
+	[ "$n" -gt 0 ] || fail "no traces in $dir"
+	echo "check-cli: $n trace replays passed"
+	;;
+*)
+	fail "unknown mode $mode"
+	;;
+esac

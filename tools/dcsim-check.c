@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * dcsim-check: run the checkers (<dcsim/check.h>) on a dput strategy,
+ * built in or loaded from a user's shared library.  Check build only.
+ *
+ *   dcsim-check [--load LIB.so]... --strategy NAME
+ *               [--suites diff,explore,stress,misuse] [--seed N]
+ *               [--budget quick|default|soak] [--trace FILE]
+ *
+ * --load dlopen()s LIB.so (RTLD_NOW | RTLD_GLOBAL); the library registers
+ * its strategies with dcsim_strategy_register() from a constructor, or
+ * defines "int dcsim_plugin_init(void)", which is called once after the
+ * load (non-zero: the load failed).  --trace replays a trace file
+ * (docs/trace-format.md) against the spec instead of running the suites.
+ * --diff-steps N: random traces of N steps (default 60).  Explore replays:
+ * --scenario NAME --explore-mode MODE --execution-seed N [--pct-steps K].
+ *
+ * Exit: 0 every check passed, 1 a check failed (a report, ending in one
+ * "replay:" line), 2 bad usage (unknown option or strategy, a library that
+ * does not load).  Progress and reports go to stderr; stdout has only the
+ * stress suite's result row (and --list, --help).
+ */
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <dcsim/check.h>
+#include <dcsim/strategy.h>
+
+#define MAX_LOADS	8
+
+enum suite { S_DIFF = 1, S_EXPLORE = 2, S_STRESS = 4, S_MISUSE = 8 };
+
+static const struct {
+	const char *name;
+	unsigned int bit;
+} suites[] = {
+	{ "diff", S_DIFF }, { "explore", S_EXPLORE }, { "stress", S_STRESS }, { "misuse", S_MISUSE },
+};
+
+static void usage(FILE *f)
+{
+	fputs("usage: dcsim-check [--load LIB.so]... --strategy NAME\n"
+	      "                   [--suites diff,explore,stress,misuse] [--seed N]\n"
+	      "                   [--budget quick|default|soak] [--trace FILE]\n"
+	      "                   [--diff-steps N]\n"
+	      "                   [--scenario NAME --explore-mode random|pct --execution-seed N\n"
+	      "                    [--pct-steps K]]\n"
+	      "       dcsim-check [--load LIB.so]... --list\n", f);
+}
+
+static int bad_usage(const char *fmt, const char *arg)
+{
+	fputs("dcsim-check: ", stderr);
+	fprintf(stderr, fmt, arg);
+	fputc('\n', stderr);
+	usage(stderr);
+	return 2;
+}
+
+static void list_strategies(FILE *f)
+{
+	for (size_t i = 0; i < dcsim_strategy_count(); i++) {
+		const struct dcsim_dput_strategy *s = dcsim_strategy_get(i);
+
+		fprintf(f, "  %-14s %s%s\n", s->name, s->description ? s->description : "",
+			s->flags & DCSIM_STRATEGY_USES_HTM ? " [HTM]" : "");
+	}
+}
+
+static int parse_suites(const char *arg, unsigned int *out)
+{
+	char buf[256], *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", arg);
+	*out = 0;
+	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		unsigned int bit = 0;
+
+		for (size_t i = 0; i < sizeof(suites) / sizeof(suites[0]); i++)
+			if (!strcmp(t, suites[i].name))
+				bit = suites[i].bit;
+		if (!bit) {
+			fprintf(stderr, "dcsim-check: unknown suite '%s' (valid: diff, explore, "
+				"stress, misuse)\n", t);
+			return -1;
+		}
+		*out |= bit;
+	}
+	return *out ? 0 : -1;
+}
+
+static int parse_u64(const char *arg, uint64_t *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoull(arg, &end, 0);
+	return errno || !*arg || *end ? -1 : 0;
+}
+
+/* Append @s to @buf as one shell word (quoted if it needs it). */
+static void append_word(char *buf, size_t len, const char *s)
+{
+	size_t used = strlen(buf);
+
+	if (strpbrk(s, " \t'\"$\\*?[]()&;|<>`!{}~#"))
+		snprintf(buf + used, len - used, " '%s'", s);
+	else
+		snprintf(buf + used, len - used, " %s", s);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{ "load", required_argument, NULL, 'l' },
+		{ "strategy", required_argument, NULL, 's' },
+		{ "suites", required_argument, NULL, 'S' },
+		{ "seed", required_argument, NULL, 'r' },
+		{ "budget", required_argument, NULL, 'b' },
+		{ "trace", required_argument, NULL, 't' },
+		{ "scenario", required_argument, NULL, 'c' },
+		{ "explore-mode", required_argument, NULL, 'm' },
+		{ "execution-seed", required_argument, NULL, 'e' },
+		{ "pct-steps", required_argument, NULL, 'p' },
+		{ "diff-steps", required_argument, NULL, 'd' },
+		{ "list", no_argument, NULL, 'L' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *loads[MAX_LOADS], *name = NULL, *trace = NULL, *budget_name = NULL;
+	unsigned int nloads = 0, which = S_DIFF | S_EXPLORE | S_STRESS | S_MISUSE;
+	const struct dcsim_dput_strategy *s;
+	struct dcsim_check_opts o;
+	char replay[2048] = "dcsim-check";
+	bool list = false;
+	int c, failed = 0;
+
+	dcsim_check_opts_init(&o);
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'l':
+			if (nloads == MAX_LOADS)
+				return bad_usage("at most %s libraries", "8");
+			loads[nloads++] = optarg;
+			break;
+		case 's':
+			name = optarg;
+			break;
+		case 'S':
+			if (parse_suites(optarg, &which))
+				return bad_usage("bad --suites '%s'", optarg);
+			break;
+		case 'r':
+			if (parse_u64(optarg, &o.seed))
+				return bad_usage("bad --seed '%s' (want an integer)", optarg);
+			break;
+		case 'b':
+			if (dcsim_check_budget_parse(optarg, &o.budget))
+				return bad_usage("bad --budget '%s' (want quick, default or soak)",
+						 optarg);
+			budget_name = optarg;
+			break;
+		case 't':
+			trace = optarg;
+			break;
+		case 'c':
+			o.scenario = optarg;
+			break;
+		case 'm':
+			if (strcmp(optarg, "random") && strcmp(optarg, "pct"))
+				return bad_usage("bad --explore-mode '%s' (want random or pct)", optarg);
+			o.explore_mode = optarg;
+			break;
+		case 'e':
+			if (parse_u64(optarg, &o.execution_seed))
+				return bad_usage("bad --execution-seed '%s'", optarg);
+			break;
+		case 'p': {
+			uint64_t v;
+
+			if (parse_u64(optarg, &v) || !v)
+				return bad_usage("bad --pct-steps '%s'", optarg);
+			o.pct_steps = (unsigned long)v;
+			break;
+		}
+		case 'd': {
+			uint64_t v;
+
+			if (parse_u64(optarg, &v) || !v || v > 1000)
+				return bad_usage("bad --diff-steps '%s' (want 1..1000)", optarg);
+			o.diff_steps = (unsigned int)v;
+			break;
+		}
+		case 'L':
+			list = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			return bad_usage("unknown or incomplete option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind != argc)
+		return bad_usage("unexpected argument '%s'", argv[optind]);
+
+	for (unsigned int i = 0; i < nloads; i++) {
+		void *h = dlopen(loads[i], RTLD_NOW | RTLD_GLOBAL);
+		int (*init)(void);
+
+		if (!h) {
+			fprintf(stderr, "dcsim-check: --load %s: %s\n", loads[i], dlerror());
+			return 2;
+		}
+		/* A plain cast from void * is what POSIX dlsym() documents. */
+		*(void **)&init = dlsym(h, "dcsim_plugin_init");
+		if (init) {
+			int rc = init();
+
+			if (rc) {
+				fprintf(stderr, "dcsim-check: --load %s: dcsim_plugin_init() "
+					"returned %d\n", loads[i], rc);
+				return 2;
+			}
+		}
+		fprintf(stderr, "dcsim-check: loaded %s%s\n", loads[i],
+			init ? " (dcsim_plugin_init() called)" : "");
+		append_word(replay, sizeof(replay), "--load");
+		append_word(replay, sizeof(replay), loads[i]);
+	}
+	if (list) {
+		list_strategies(stdout);
+		return 0;
+	}
+	if (!name)
+		return bad_usage("%s", "--strategy NAME is required (--list shows the names)");
+	s = dcsim_strategy_lookup(name);
+	if (!s) {
+		fprintf(stderr, "dcsim-check: unknown strategy '%s'; the registered ones are:\n",
+			name);
+		list_strategies(stderr);
+		return 2;
+	}
+	if (o.scenario && (which != S_EXPLORE || trace))
+		return bad_usage("%s", "--scenario replays one explorer execution: "
+				 "use it with --suites explore only");
+	append_word(replay, sizeof(replay), "--strategy");
+	append_word(replay, sizeof(replay), name);
+	if (budget_name) {
+		append_word(replay, sizeof(replay), "--budget");
+		append_word(replay, sizeof(replay), budget_name);
+	}
+	o.replay_prefix = replay;
+	/*
+	 * Reports go to stderr with the progress, in order: the explorer writes
+	 * its part of a report (the interleaving, the schedule) there, also
+	 * from a crash handler, so one stream keeps a report in one piece.
+	 */
+	o.report = stderr;
+	o.progress = stderr;
+
+	if (trace) {
+		int rc = dcsim_check_trace_file(s, trace, &o, NULL);
+
+		return rc < 0 ? 2 : rc;
+	}
+	for (size_t i = 0; i < sizeof(suites) / sizeof(suites[0]); i++) {
+		int rc = 0;
+
+		if (!(which & suites[i].bit))
+			continue;
+		switch (suites[i].bit) {
+		case S_DIFF:
+			rc = dcsim_check_diff(s, &o, NULL);
+			break;
+		case S_EXPLORE:
+			rc = dcsim_check_explore(s, &o, NULL);
+			break;
+		case S_STRESS:
+			rc = dcsim_check_stress(s, 0, 0, 0, &o, NULL);
+			break;
+		case S_MISUSE:
+			rc = dcsim_check_misuse(s, &o, NULL);
+			break;
+		}
+		if (rc < 0) {
+			fprintf(stderr, "dcsim-check: %s: %s\n", suites[i].name, strerror(-rc));
+			return 2;
+		}
+		failed |= rc;
+		fflush(stdout);
+	}
+	fprintf(stderr, "dcsim-check: %s: %s\n", s->name, failed ? "FAILED" : "all checks passed");
+	return failed ? 1 : 0;
+}
