@@ -37,7 +37,11 @@ struct dcsim_cache_config {
  */
 DCSIM_API struct dcsim_cache *dcsim_cache_create(const struct dcsim_cache_config *config);
 
-/** dcsim_cache_create_named() - as above with the strategy @name (NULL: default). */
+/**
+ * dcsim_cache_create_named() - as above with the strategy @name; NULL, like
+ * a NULL config, takes DCSIM_DPUT from the environment, else the default.
+ * Return: as dcsim_cache_create(); EINVAL also for an unknown @name.
+ */
 DCSIM_API struct dcsim_cache *dcsim_cache_create_named(const char *strategy);
 
 /**

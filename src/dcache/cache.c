@@ -386,9 +386,8 @@ struct dcsim_cache *dcsim_cache_create_named(const char *name)
 			errno = EINVAL;
 			return NULL;
 		}
-	} else {
-		cfg.strategy = dcsim_strategy_lookup(DCSIM_DEFAULT_STRATEGY);
 	}
+	/* NULL: dcsim_cache_create() reads DCSIM_DPUT, as for a NULL config. */
 	return dcsim_cache_create(&cfg);
 }
 

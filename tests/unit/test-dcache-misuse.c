@@ -161,6 +161,17 @@ static void test_env_strategy(void **state)
 	setenv("DCSIM_DPUT", "retain", 1);
 	assert_int_equal(dcsim_strategy_from_env(&s), 0);
 	assert_ptr_equal(s, dcsim_strategy_lookup("retain"));
+	{
+		/* create_named(NULL) honours DCSIM_DPUT as create(NULL) does. */
+		struct dcsim_cache *c = dcsim_cache_create_named(NULL);
+
+		assert_non_null(c);
+		assert_ptr_equal(dcsim_cache_strategy(c), s);
+		dcsim_cache_destroy(c);
+		setenv("DCSIM_DPUT", "no-such-strategy", 1);
+		assert_null(dcsim_cache_create_named(NULL));
+		assert_int_equal(errno, EINVAL);
+	}
 	unsetenv("DCSIM_DPUT");
 	assert_int_equal(dcsim_strategy_from_env(&s), 0);
 	assert_ptr_equal(s, dcsim_strategy_lookup(DCSIM_DEFAULT_STRATEGY));
