@@ -30,6 +30,7 @@
 
 #include <dcsim/compiler.h>
 #include <dcsim/dentry.h>
+#include <dcsim/flavour.h>
 
 /* Explicit HTM abort codes used by the rtm and fast-htm strategies. */
 #define DCSIM_DCACHE_HTM_LOCKED		0x01	/* d_lock value was not unlocked */
@@ -70,9 +71,19 @@ struct dcsim_dput_strategy {
 
 /**
  * dcsim_strategy_register() - add @s (kept by pointer; must outlive its use).
- * Return: 0, -EINVAL (no name or ->dput), -EEXIST (name taken), -ENOSPC.
+ * Return: 0, -EINVAL (no name or ->dput), -EEXIST (name taken), -ENOSPC,
+ * -ELIBBAD (caller built against the other flavour's headers, refused).
  */
 DCSIM_API int dcsim_strategy_register(const struct dcsim_dput_strategy *s);
+
+/* The caller's header flavour is checked first (<dcsim/flavour.h>): -ELIBBAD. */
+static inline int __dcsim_strategy_register_checked(const struct dcsim_dput_strategy *s)
+{
+	int err = dcsim_flavour_check(DCSIM_HEADER_FLAVOUR, "dcsim_strategy_register()");
+
+	return err ? err : (dcsim_strategy_register)(s);
+}
+#define dcsim_strategy_register(s)	__dcsim_strategy_register_checked(s)
 
 /** dcsim_strategy_lookup() - by name; NULL if none. */
 DCSIM_API const struct dcsim_dput_strategy *dcsim_strategy_lookup(const char *name);

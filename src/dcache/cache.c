@@ -328,7 +328,7 @@ void dcache_count_htm_abort(struct dcsim_cache *c, dcsim_htm_status_t status)
 static pthread_mutex_t graveyard_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct dcsim_cache *graveyard;
 
-struct dcsim_cache *dcsim_cache_create(const struct dcsim_cache_config *cfg)
+struct dcsim_cache *(dcsim_cache_create)(const struct dcsim_cache_config *cfg)
 {
 	const struct dcsim_dput_strategy *s = cfg ? cfg->strategy : NULL;
 	unsigned int bits = cfg && cfg->hash_bits ? cfg->hash_bits : 10;
@@ -375,7 +375,7 @@ nomem:
 	return NULL;
 }
 
-struct dcsim_cache *dcsim_cache_create_named(const char *name)
+struct dcsim_cache *(dcsim_cache_create_named)(const char *name)
 {
 	struct dcsim_cache_config cfg = { 0 };
 
