@@ -31,6 +31,7 @@
 #include <dcsim/compiler.h>
 #include <dcsim/dentry.h>
 #include <dcsim/flavour.h>
+#include <dcsim/htm.h>
 
 /* Explicit HTM abort codes used by the rtm and fast-htm strategies. */
 #define DCSIM_DCACHE_HTM_LOCKED		0x01	/* d_lock value was not unlocked */
@@ -101,6 +102,26 @@ DCSIM_API const struct dcsim_dput_strategy *dcsim_strategy_get(size_t i);
 DCSIM_API int dcsim_strategy_from_env(const struct dcsim_dput_strategy **out);
 
 /* ---- building blocks for strategies ------------------------------------- */
+
+/**
+ * dcsim_cache_htm_account() - count a strategy's transaction in the per-cache
+ * statistics (DCSIM_CS_HTM_ATTEMPT, _COMMIT, _ABORT and the abort causes of
+ * <dcsim/cache.h>), as the built-in HTM strategies do.
+ * @cache: the dentry's cache, dcsim_d_cache(), taken before the transaction
+ *         while the caller's reference pins the dentry: once a final put has
+ *         committed, another thread may kill and free the dentry
+ * @status: DCSIM_HTM_STARTED for a transaction that committed (call after
+ *          dcsim_htm_end()); otherwise the abort status dcsim_htm_begin()
+ *          returned (call on the fallback path).  DCSIM_HTM_DISABLED (HTM not
+ *          live) counts nothing.
+ *
+ * Call outside any transaction: a counter written inside one would be rolled
+ * back on abort by hardware (check builds warn and count nothing).  Explicit
+ * abort codes DCSIM_DCACHE_HTM_* are counted by name, other codes as "other".
+ * The per-thread statistics of <dcsim/stats.h> need no call: dcsim_htm_begin()
+ * and dcsim_htm_end() count them.
+ */
+DCSIM_API void dcsim_cache_htm_account(struct dcsim_cache *cache, dcsim_htm_status_t status);
 
 /** dcsim_d_lockref() - the dentry's lockref (d_lock + count). */
 DCSIM_API struct dcsim_lockref *dcsim_d_lockref(struct dcsim_dentry *dentry);

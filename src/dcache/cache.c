@@ -290,14 +290,12 @@ void dcsim_cache_stats_reset(struct dcsim_cache *c)
 		__dstat_first_use(c, 0);
 }
 
-/* Called after dcsim_htm_begin() returned an abort status. */
-void dcache_count_htm_abort(struct dcsim_cache *c, dcsim_htm_status_t status)
+/* An abort status from dcsim_htm_begin(), by cause and explicit code. */
+static void count_htm_abort(struct dcsim_cache *c, dcsim_htm_status_t status)
 {
 	struct dcsim_htm_abort a;
 	enum dcsim_cache_stat s;
 
-	if (status == DCSIM_HTM_DISABLED)	/* policy changed under us: no attempt */
-		return;
 	a = dcsim_htm_decode(status);
 	dstat_inc(c, DCSIM_CS_HTM_ATTEMPT);
 	dstat_inc(c, DCSIM_CS_HTM_ABORT);
@@ -320,6 +318,33 @@ void dcache_count_htm_abort(struct dcsim_cache *c, dcsim_htm_status_t status)
 	default:			s = DCSIM_CS_HTM_ABORT_OTHER; break;
 	}
 	dstat_inc(c, s);
+}
+
+/*
+ * The per-cache half of a strategy's HTM accounting (the per-thread half,
+ * <dcsim/stats.h>, is counted by dcsim_htm_begin() and dcsim_htm_end()).
+ * The counters are plain per-thread slots, not transactional: a write
+ * inside a hardware transaction would be rolled back on abort, and one
+ * inside a simulated transaction would not be (counters are bookkeeping,
+ * outside the undo log), so the rule is "outside any transaction".
+ */
+void dcsim_cache_htm_account(struct dcsim_cache *c, dcsim_htm_status_t status)
+{
+	if (status == DCSIM_HTM_DISABLED)	/* not an attempt: HTM is off */
+		return;
+#if DCSIM_CHECK
+	/* Only the simulation can tell cheaply; hardware would roll it back. */
+	if (WARN_ON_ONCE(dcsim_htm_sim_in_txn()))
+		return;
+#endif
+	if (WARN_ON_ONCE(!dcache_alive(c)))
+		return;
+	if (status != DCSIM_HTM_STARTED) {
+		count_htm_abort(c, status);
+		return;
+	}
+	dstat_inc(c, DCSIM_CS_HTM_ATTEMPT);
+	dstat_inc(c, DCSIM_CS_HTM_COMMIT);
 }
 
 /* ---- cache lifetime ------------------------------------------------------- */
