@@ -131,7 +131,9 @@ DCSIM_API struct dcsim_lockref *dcsim_d_lockref(struct dcsim_dentry *dentry);
  * entered with d_lock held and the caller's reference still counted (count
  * >= 1, normally 1).  Drops it: decrements if others remain, else retains
  * the dentry (retain_dentry(), in @style) or kills it and drops the parent
- * reference, walking up.  Warns and unlocks if the count is <= 0.
+ * reference, walking up.  Warns and unlocks if the count is <= 0.  Called
+ * with d_lock not held (nobody holds it), it warns and returns at once,
+ * changing nothing: the caller's reference stays counted.
  * Return: with no lock held.
  */
 DCSIM_API void dcsim_dput_locked_final(struct dcsim_dentry *dentry, enum dcsim_retain_style style);

@@ -1288,6 +1288,15 @@ void dcsim_dput_locked_final(struct dcsim_dentry *d, enum dcsim_retain_style sty
 	struct dcsim_dentry *next;
 	int32_t cnt;
 
+	/*
+	 * The contract is "entered with d_lock held".  Without it the unlock
+	 * below would release a lock nobody holds (dcsim_spin_unlock() refuses
+	 * that too) and the count would be changed unlocked: refuse at once,
+	 * touching nothing.  The caller's reference stays counted, a leak
+	 * that the checkers report, where going on would corrupt the dentry.
+	 */
+	if (WARN_ON_ONCE(!dcsim_spin_is_locked(&d->d_lockref.lock)))
+		return;
 	for (;;) {
 		cnt = d_cnt(d);
 		if (WARN_ON_ONCE(cnt <= 0)) {
