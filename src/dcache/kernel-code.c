@@ -5,8 +5,13 @@
  * tarball call these for what they leave to the rest of fs/dcache.c.
  */
 
+#include <stddef.h>
+
 #include "dcache.h"
 #include "kernel-code.h"
+
+/* tests/kernel-code's struct inode is { spinlock_t i_lock; } laid over this. */
+_Static_assert(offsetof(struct dcsim_inode, i_lock) == 0, "i_lock first in struct dcsim_inode");
 
 void dcsim_kc_d_lru_add(struct dcsim_dentry *d)
 {

@@ -8,9 +8,11 @@
  * offset of its dcsim twin (the padding is computed from dcsim's layout and
  * every offset is asserted), so the kernel code reads and writes dcsim
  * dentries in place.  dcsim keeps the kernel's 6.1 flag values, also
- * asserted.  dcsim has no inodes: d_inode sits on dcsim's d_time, which
- * nothing writes (always 0), so every dentry looks negative to
- * dentry_kill() and its i_lock paths never run.
+ * asserted.  d_inode is dcsim's d_inode, whose struct dcsim_inode starts
+ * with its i_lock as struct inode below does, so the kernel's dentry_kill()
+ * takes the i_lock of a positive dentry itself (its trylock and its
+ * slow_positive path) before dcsim's __dentry_kill() unlinks the inode and
+ * drops that lock.
  *
  * What the extraction leaves out is served by dcsim's own code, for dcsim
  * models it: d_lru_add() (list_lru and the LRU counters) and __dentry_kill()
@@ -70,12 +72,12 @@ struct dentry {
 	struct dentry *d_parent;
 	char __kc_gap0[__KC_GAP(d_parent, d_op)];
 	const struct dentry_operations *d_op;
-	char __kc_gap1[__KC_GAP(d_op, d_time)];
-	struct inode *d_inode;		/* dcsim's d_time: always 0, no inodes */
-	char __kc_gap2[__KC_GAP(d_time, d_lockref)];
+	char __kc_gap1[__KC_GAP(d_op, d_lockref)];
 	struct lockref d_lockref;
-	char __kc_tail[sizeof(struct dcsim_dentry) - sizeof(struct dcsim_lockref) -
-		       __builtin_offsetof(struct dcsim_dentry, d_lockref)];
+	char __kc_gap2[__KC_GAP(d_lockref, d_inode)];
+	struct inode *d_inode;		/* dcsim's d_inode; i_lock first in both */
+	char __kc_tail[sizeof(struct dcsim_dentry) - sizeof(struct dcsim_inode *) -
+		       __builtin_offsetof(struct dcsim_dentry, d_inode)];
 } __attribute__((aligned(DCSIM_CACHELINE)));
 
 #define d_lock			d_lockref.lock
@@ -91,9 +93,7 @@ __KC_SAME(d_hash);
 __KC_SAME(d_parent);
 __KC_SAME(d_op);
 __KC_SAME(d_lockref);
-_Static_assert(__builtin_offsetof(struct dentry, d_inode) ==
-	       __builtin_offsetof(struct dcsim_dentry, d_time) &&
-	       sizeof(struct inode *) == sizeof(((struct dcsim_dentry *)0)->d_time), "d_inode");
+__KC_SAME(d_inode);
 _Static_assert(__builtin_offsetof(struct hlist_bl_node, pprev) ==
 	       __builtin_offsetof(struct dcsim_hash_node, pprev), "d_hash.pprev");
 _Static_assert(__builtin_offsetof(struct dentry_operations, d_delete) ==
