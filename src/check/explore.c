@@ -1393,8 +1393,9 @@ static struct {
 	unsigned long seq;		/* odd while phase/start change */
 	const char *phase;		/* NULL: no phase armed */
 	uint64_t start_ns;
-	pthread_once_t once;
-} wd = { .once = PTHREAD_ONCE_INIT };
+	bool started;			/* this process has its watchdog thread */
+	pthread_mutex_t lock;		/* serialises starting it */
+} wd = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static uint64_t wd_now(void)
 {
@@ -1457,11 +1458,30 @@ static void *wd_main(void *arg)
 	return NULL;
 }
 
+/* A forked child has no watchdog thread: the next phase starts one. */
+static void wd_atfork_child(void)
+{
+	wd.started = false;
+	pthread_mutex_init(&wd.lock, NULL);
+}
+
 static void wd_start(void)
 {
+	static bool atfork;
 	pthread_attr_t attr;
 	pthread_t t;
 
+	pthread_mutex_lock(&wd.lock);
+	if (__atomic_load_n(&wd.started, __ATOMIC_RELAXED)) {
+		pthread_mutex_unlock(&wd.lock);
+		return;
+	}
+	if (!atfork) {
+		pthread_atfork(NULL, NULL, wd_atfork_child);
+		atfork = true;
+	}
+	__atomic_store_n(&wd.started, true, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&wd.lock);
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	if (pthread_create(&t, &attr, wd_main, NULL))
@@ -1475,7 +1495,8 @@ static void wd_phase(const char *phase)
 {
 	if (!__atomic_load_n(&wd.secs, __ATOMIC_RELAXED))
 		return;
-	pthread_once(&wd.once, wd_start);
+	if (!__atomic_load_n(&wd.started, __ATOMIC_RELAXED))
+		wd_start();
 	wd_set(phase);
 }
 

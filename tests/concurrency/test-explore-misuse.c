@@ -246,6 +246,19 @@ int main(void)
 {
 	static struct outcome o;
 	static const char *const phases[] = { "setup", "teardown", "the threads' run" };
+	static const struct dcsim_scenario warm = {
+		.name = "warm-up", .nthreads = 1, .setup = ok_setup, .thread = nop_thread,
+	};
+	struct dcsim_explore_opts opts;
+
+	/*
+	 * Start this process's watchdog first: the children below are forked
+	 * with it running, and each must start its own (a thread does not
+	 * survive fork()).
+	 */
+	dcsim_explore_opts_init(&opts);
+	opts.iterations = 1;
+	expect(dcsim_explore_run(&warm, &opts, NULL) == 0, "warm-up exploration");
 
 	run_child(fn_locked_final, 0, NULL, &o);
 	expect(exited_ok(&o), "locked-final: the scenario fails cleanly, no hang");
