@@ -10,6 +10,7 @@
  */
 
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -25,6 +26,7 @@
 
 #include <dcsim/config.h>
 #include <dcsim/htm.h>
+#include <dcsim/strategy.h>
 #include <dcsim/warn.h>
 
 #include "bench.h"
@@ -48,6 +50,10 @@ static void usage(FILE *f)
 "  -n, --ops N              operations per thread per cell instead of a duration\n"
 "  -r, --reps N             repetitions, strategies interleaved in each (default 5)\n"
 "  -b, --baseline NAME      strategy the ratios are taken against (default locked)\n"
+"      --load LIB.so        load a library of strategies first (repeatable): it\n"
+"                           registers them from a constructor or from\n"
+"                           int dcsim_plugin_init(void), called if defined; then\n"
+"                           -s and --list know them\n"
 "      --seed N             seed for paths and names (default 1)\n"
 "      --warmup FRAC        share of every cell run first and discarded (default 0.1)\n"
 "\n"
@@ -86,6 +92,45 @@ static void usage(FILE *f)
 "Every report names the CPU and whether HTM (TSX) was live.  Exit status:\n"
 "0 ok, 1 a measurement failed, 2 bad usage.\n", bench_strategy_list(),
 		BENCH_ADAPTIVE_MAX_REPS);
+}
+
+/*
+ * --load: dlopen() a library of strategies.  RTLD_GLOBAL and the
+ * executable's exported dcsim_* (meson: export_dynamic, the library linked
+ * whole) let a plugin built without -ldcsim resolve against this binary;
+ * one linked with -ldcsim resolves against it too, since the executable
+ * comes first in the lookup scope, so its strategies land in our registry.
+ * Return: 0, or 2 (bad usage) with a message.
+ */
+static int load_plugin(const char *path)
+{
+	size_t before = dcsim_strategy_count();
+	int (*init)(void);
+	void *h, *sym;
+	int err;
+
+	h = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
+	if (!h) {
+		fprintf(stderr, PROG ": --load %s: %s\n", path, dlerror());
+		return 2;
+	}
+	dlerror();
+	sym = dlsym(h, "dcsim_plugin_init");
+	if (sym) {
+		memcpy(&init, &sym, sizeof(init));	/* object to function pointer */
+		err = init();
+		if (err) {
+			fprintf(stderr, PROG ": --load %s: dcsim_plugin_init() failed: %d%s%s\n",
+				path, err, err < 0 ? ", " : "", err < 0 ? strerror(-err) : "");
+			return 2;
+		}
+	}
+	if (dcsim_strategy_count() == before) {
+		fprintf(stderr, PROG ": --load %s: the library registered no dput strategy "
+			"(register them from a constructor or from dcsim_plugin_init())\n", path);
+		return 2;
+	}
+	return 0;
 }
 
 static void list_all(void)
@@ -497,7 +542,7 @@ enum {
 	OPT_SEED = 256, OPT_HTM, OPT_PIN, OPT_NO_PIN, OPT_CPUS, OPT_DEPTH, OPT_FANOUT,
 	OPT_LEAVES, OPT_FILES, OPT_SHRINK_BATCH, OPT_SHRINK_US, OPT_UNLINK_PCT, OPT_MIX,
 	OPT_PLOT, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_COLD, OPT_CI_WIDTH, OPT_TIME_BUDGET,
-	OPT_MAX_REPS, OPT_WARMUP, OPT_COMPARE,
+	OPT_MAX_REPS, OPT_WARMUP, OPT_COMPARE, OPT_LOAD,
 };
 
 /* A number in (min, max] (a trailing % divides by 100 when @pct); Return: 0 or -1. */
@@ -554,6 +599,7 @@ int main(int argc, char **argv)
 		{ "max-reps", required_argument, NULL, OPT_MAX_REPS },
 		{ "warmup", required_argument, NULL, OPT_WARMUP },
 		{ "compare", required_argument, NULL, OPT_COMPARE },
+		{ "load", required_argument, NULL, OPT_LOAD },
 		{ "list", no_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -562,6 +608,7 @@ int main(int argc, char **argv)
 	const char *workloads = NULL, *strategies = NULL, *baseline = "locked";
 	const char *htm_arg = NULL, *cpus_arg = NULL, *output = NULL, *compare = NULL;
 	int progress_opt = -1;
+	bool list = false;
 	bool duration_set = false, budget_set = false, max_reps_set = false;
 	struct bench_hostmon mon;
 	unsigned int ncpu, maxthr = 0;
@@ -734,6 +781,11 @@ int main(int argc, char **argv)
 		case OPT_COMPARE:
 			compare = optarg;
 			break;
+		case OPT_LOAD:
+			err = load_plugin(optarg);
+			if (err)
+				return err;
+			break;
 		case OPT_PROGRESS:
 			progress_opt = 1;
 			break;
@@ -741,8 +793,9 @@ int main(int argc, char **argv)
 			progress_opt = 0;
 			break;
 		case 'l':
-			list_all();
-			return 0;
+			/* After the loop, so that --load after --list counts too. */
+			list = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -750,6 +803,10 @@ int main(int argc, char **argv)
 			fputs("(try '" PROG " --help')\n", stderr);
 			return 2;
 		}
+	}
+	if (list) {
+		list_all();
+		return 0;
 	}
 	if (compare) {
 		/* --compare A.json B.json: no measurement, only the two reports */

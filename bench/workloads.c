@@ -130,8 +130,8 @@ const char *bench_strategy_list(void)
 	static char buf[512];
 	size_t off = 0;
 
-	if (buf[0])
-		return buf;
+	/* Rebuilt every time: --load may have registered more since. */
+	buf[0] = '\0';
 	for (size_t i = 0; i < dcsim_strategy_count() && off < sizeof(buf); i++)
 		off += snprintf(buf + off, sizeof(buf) - off, "%s%s", i ? "," : "",
 				dcsim_strategy_get(i)->name);

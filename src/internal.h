@@ -7,6 +7,8 @@
  * like the code they mirror.  Not installed.
  */
 
+#include <stdbool.h>
+
 #include <dcsim/atomic.h>
 #include <dcsim/compiler.h>
 
@@ -26,6 +28,8 @@
  * count every hit in a global counter that tests can read.
  */
 void __dcsim_warn(const char *file, int line, const char *func, const char *cond);
+/* dcsim_warn_set_quiet() in force: details after a warning are not printed either. */
+bool __dcsim_warn_quiet(void);
 
 #define WARN_ON_ONCE(cond) __extension__ ({					\
 	int __w = !!(cond);							\

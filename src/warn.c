@@ -19,6 +19,11 @@ void __dcsim_warn(const char *file, int line, const char *func, const char *cond
 	fprintf(stderr, "dcsim: WARNING: at %s:%d %s(): %s\n", file, line, func, cond);
 }
 
+bool __dcsim_warn_quiet(void)
+{
+	return __atomic_load_n(&warn_quiet, __ATOMIC_RELAXED);
+}
+
 unsigned long dcsim_warn_count(void)
 {
 	return __atomic_load_n(&warn_count, __ATOMIC_RELAXED);

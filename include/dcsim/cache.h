@@ -21,6 +21,7 @@
 
 #include <dcsim/compiler.h>
 #include <dcsim/dentry.h>
+#include <dcsim/flavour.h>
 
 struct dcsim_dput_strategy;
 
@@ -33,12 +34,38 @@ struct dcsim_cache_config {
 /**
  * dcsim_cache_create() - a new, empty cache.
  * Return: the cache, or NULL with errno set (EINVAL: bad config or invalid
- * DCSIM_DPUT, with a message on stderr; ENOMEM).
+ * DCSIM_DPUT, with a message on stderr; ENOMEM; ELIBBAD: the caller was
+ * compiled against the other build flavour's headers, see below).
  */
 DCSIM_API struct dcsim_cache *dcsim_cache_create(const struct dcsim_cache_config *config);
 
-/** dcsim_cache_create_named() - as above with the strategy @name (NULL: default). */
+/**
+ * dcsim_cache_create_named() - as above with the strategy @name; NULL, like
+ * a NULL config, takes DCSIM_DPUT from the environment, else the default.
+ * Return: as dcsim_cache_create(); EINVAL also for an unknown @name.
+ */
 DCSIM_API struct dcsim_cache *dcsim_cache_create_named(const char *strategy);
+
+/*
+ * Both check the caller's header flavour first (<dcsim/flavour.h>): on a
+ * mismatch they print why and return NULL with errno ELIBBAD.
+ */
+static inline struct dcsim_cache *
+__dcsim_cache_create_checked(const struct dcsim_cache_config *config)
+{
+	if (dcsim_flavour_check(DCSIM_HEADER_FLAVOUR, "dcsim_cache_create()"))
+		return NULL;
+	return (dcsim_cache_create)(config);
+}
+
+static inline struct dcsim_cache *__dcsim_cache_create_named_checked(const char *strategy)
+{
+	if (dcsim_flavour_check(DCSIM_HEADER_FLAVOUR, "dcsim_cache_create_named()"))
+		return NULL;
+	return (dcsim_cache_create_named)(strategy);
+}
+#define dcsim_cache_create(config)	__dcsim_cache_create_checked(config)
+#define dcsim_cache_create_named(name)	__dcsim_cache_create_named_checked(name)
 
 /**
  * dcsim_cache_destroy() - kill every unused dentry (as at unmount) and

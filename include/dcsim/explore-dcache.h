@@ -81,7 +81,7 @@ enum dcsim_dcache_cover {
 	DCSIM_COVER_LOCK_FOR_KILL_FALSE, /* 6.8 lock_for_kill(): in use after relocking */
 	DCSIM_COVER_LOOKUP_RETRY,	/* lookup: d_seq moved after the reference was taken */
 	DCSIM_COVER_DGET_PARENT_SLOW,	/* dget_parent(): the lockless attempt failed */
-	DCSIM_COVER_HTM_LOCKED,		/* explicit abort codes, via dcache_count_htm_abort() */
+	DCSIM_COVER_HTM_LOCKED,		/* explicit abort codes, via dcsim_cache_htm_account() */
 	DCSIM_COVER_HTM_UNHASHED,
 	DCSIM_COVER_HTM_NOLRU,
 	DCSIM_COVER_HTM_KILL,

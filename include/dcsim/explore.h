@@ -23,6 +23,7 @@
  *	DCSIM_EXPLORE_TRACE=N         steps of interleaving printed on failure
  *	DCSIM_EXPLORE_SCALE=N         multiply every scenario's iterations (soak)
  *	DCSIM_EXPLORE_MEMORY=sc|relaxed-rmw   memory model (see "Memory" below)
+ *	DCSIM_EXPLORE_WATCHDOG=SEC    time limit of each phase (default 60, 0 off)
  *
  * Modes:
  *  - random: at each schedule point a uniformly random runnable thread;
@@ -36,7 +37,12 @@
  * Spinning: a thread that calls dcsim_cpu_relax() twice with no write by
  * another thread in between is blocked until another thread writes; if no
  * thread can run, the execution fails as a deadlock (or a livelock, if
- * max_steps is exceeded first).
+ * max_steps is exceeded first).  What that cannot see, a hang in setup,
+ * check or teardown (on the controller thread, no schedule points) or a
+ * logical thread looping without a schedule point, the watchdog catches:
+ * a phase (setup, the threads' run, check, teardown) still running after
+ * DCSIM_EXPLORE_WATCHDOG seconds is reported with the scenario, the phase
+ * and the replay line, and the process aborts.
  *
  * HTM: in explored executions dcsim_htm_begin() runs the simulated backend
  * (opts.htm).  In the "commit" and "aborts" modes a transaction has no

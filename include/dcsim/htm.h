@@ -178,7 +178,7 @@ DCSIM_API bool dcsim_htm_sim_selected(void);
  * function must decide (hardware, HTM off, or a nested begin).
  */
 DCSIM_API jmp_buf *dcsim_htm_sim_prepare(const char *func, int line);
-DCSIM_API dcsim_htm_status_t dcsim_htm_sim_start(void *frame);
+DCSIM_API dcsim_htm_status_t dcsim_htm_sim_start(void *cfa, void *ra);
 DCSIM_API dcsim_htm_status_t dcsim_htm_sim_resume(void);
 /* For src/htm.c: the check-build decisions inside the exported functions. */
 DCSIM_API bool dcsim_htm_sim_owns_thread(void);
@@ -196,6 +196,11 @@ DCSIM_API bool dcsim_htm_sim_live(void);
  * reads (setjmp restores registers, not the stack; shared memory written
  * through <dcsim/atomic.h> is rolled back exactly).  Callers in the library
  * keep both; -Wclobbered is off in the check build because it cannot tell.
+ * The first rule is checked: begin records its frame (the CFA and return
+ * address of the function it expands in), and a commit or an abort whose
+ * frame is no longer on the stack (a helper that wraps dcsim_htm_begin()
+ * and returns the status) fails the execution with a message naming the
+ * rule, instead of resuming in a dead frame.
  * (dcsim_htm_begin)() is the exported function, used when the macro
  * decides that no simulated transaction is to start.
  */
@@ -207,7 +212,8 @@ DCSIM_API bool dcsim_htm_sim_live(void);
 		(void)dcsim_htm_sim_in_txn();					\
 		__dcsim_hst = (dcsim_htm_begin)();				\
 	} else if (setjmp(*__dcsim_jb) == 0)					\
-		__dcsim_hst = dcsim_htm_sim_start(__builtin_frame_address(0)); \
+		__dcsim_hst = dcsim_htm_sim_start(__builtin_dwarf_cfa(),	\
+						  __builtin_return_address(0));	\
 	else									\
 		__dcsim_hst = dcsim_htm_sim_resume();				\
 	__dcsim_hst;								\

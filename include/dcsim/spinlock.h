@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include <dcsim/atomic.h>
+#include <dcsim/compiler.h>
 
 typedef struct dcsim_spinlock {
 	union {
@@ -111,15 +112,36 @@ static inline bool dcsim_spin_trylock(dcsim_spinlock_t *lock)
 	return dcsim_try_cmpxchg(&lock->val, &old, old + (1u << DCSIM_TICKET_SHIFT));
 }
 
-/*
+/**
+ * dcsim_spin_unlock_unheld() - the refusal of dcsim_spin_unlock() of a lock
+ * that nobody holds: a kernel-style WARNING (counted, see <dcsim/warn.h>)
+ * naming the lock, and nothing written.
+ */
+DCSIM_API void dcsim_spin_unlock_unheld(const dcsim_spinlock_t *lock);
+
+/**
+ * dcsim_spin_unlock() - release the lock.
+ *
  * Only the owner writes head, so a release store of head + 1 is enough:
  * the 16-bit store cannot disturb a concurrent tail fetch-add.
+ *
+ * The whole word is read, not only head, for one check at no extra
+ * access: while anyone holds the lock its ticket is taken, so tail !=
+ * head, and a value with head == tail proves that nobody does.  Releasing
+ * it anyway would move head past tail, and every later locker would wait
+ * for a ticket that is never served (a silent hang): refuse with a
+ * warning instead.  Like the kernel's assert_spin_locked(), this cannot
+ * tell an unlock by a thread that does not hold a lock someone else holds.
  */
 static inline void dcsim_spin_unlock(dcsim_spinlock_t *lock)
 {
-	uint16_t head = DCSIM_READ_ONCE(lock->tickets.head);
+	dcsim_spinlock_t v = { .val = DCSIM_READ_ONCE(lock->val) };
 
-	dcsim_store_release(&lock->tickets.head, (uint16_t)(head + 1));
+	if (dcsim_unlikely(dcsim_spin_value_unlocked(v))) {
+		dcsim_spin_unlock_unheld(lock);
+		return;
+	}
+	dcsim_store_release(&lock->tickets.head, (uint16_t)(v.tickets.head + 1));
 }
 
 #endif /* DCSIM_SPINLOCK_H */

@@ -30,6 +30,8 @@
 
 #include <dcsim/compiler.h>
 #include <dcsim/dentry.h>
+#include <dcsim/flavour.h>
+#include <dcsim/htm.h>
 
 /* Explicit HTM abort codes used by the rtm and fast-htm strategies. */
 #define DCSIM_DCACHE_HTM_LOCKED		0x01	/* d_lock value was not unlocked */
@@ -70,9 +72,19 @@ struct dcsim_dput_strategy {
 
 /**
  * dcsim_strategy_register() - add @s (kept by pointer; must outlive its use).
- * Return: 0, -EINVAL (no name or ->dput), -EEXIST (name taken), -ENOSPC.
+ * Return: 0, -EINVAL (no name or ->dput), -EEXIST (name taken), -ENOSPC,
+ * -ELIBBAD (caller built against the other flavour's headers, refused).
  */
 DCSIM_API int dcsim_strategy_register(const struct dcsim_dput_strategy *s);
+
+/* The caller's header flavour is checked first (<dcsim/flavour.h>): -ELIBBAD. */
+static inline int __dcsim_strategy_register_checked(const struct dcsim_dput_strategy *s)
+{
+	int err = dcsim_flavour_check(DCSIM_HEADER_FLAVOUR, "dcsim_strategy_register()");
+
+	return err ? err : (dcsim_strategy_register)(s);
+}
+#define dcsim_strategy_register(s)	__dcsim_strategy_register_checked(s)
 
 /** dcsim_strategy_lookup() - by name; NULL if none. */
 DCSIM_API const struct dcsim_dput_strategy *dcsim_strategy_lookup(const char *name);
@@ -91,6 +103,26 @@ DCSIM_API int dcsim_strategy_from_env(const struct dcsim_dput_strategy **out);
 
 /* ---- building blocks for strategies ------------------------------------- */
 
+/**
+ * dcsim_cache_htm_account() - count a strategy's transaction in the per-cache
+ * statistics (DCSIM_CS_HTM_ATTEMPT, _COMMIT, _ABORT and the abort causes of
+ * <dcsim/cache.h>), as the built-in HTM strategies do.
+ * @cache: the dentry's cache, dcsim_d_cache(), taken before the transaction
+ *         while the caller's reference pins the dentry: once a final put has
+ *         committed, another thread may kill and free the dentry
+ * @status: DCSIM_HTM_STARTED for a transaction that committed (call after
+ *          dcsim_htm_end()); otherwise the abort status dcsim_htm_begin()
+ *          returned (call on the fallback path).  DCSIM_HTM_DISABLED (HTM not
+ *          live) counts nothing.
+ *
+ * Call outside any transaction: a counter written inside one would be rolled
+ * back on abort by hardware (check builds warn and count nothing).  Explicit
+ * abort codes DCSIM_DCACHE_HTM_* are counted by name, other codes as "other".
+ * The per-thread statistics of <dcsim/stats.h> need no call: dcsim_htm_begin()
+ * and dcsim_htm_end() count them.
+ */
+DCSIM_API void dcsim_cache_htm_account(struct dcsim_cache *cache, dcsim_htm_status_t status);
+
 /** dcsim_d_lockref() - the dentry's lockref (d_lock + count). */
 DCSIM_API struct dcsim_lockref *dcsim_d_lockref(struct dcsim_dentry *dentry);
 
@@ -99,7 +131,9 @@ DCSIM_API struct dcsim_lockref *dcsim_d_lockref(struct dcsim_dentry *dentry);
  * entered with d_lock held and the caller's reference still counted (count
  * >= 1, normally 1).  Drops it: decrements if others remain, else retains
  * the dentry (retain_dentry(), in @style) or kills it and drops the parent
- * reference, walking up.  Warns and unlocks if the count is <= 0.
+ * reference, walking up.  Warns and unlocks if the count is <= 0.  Called
+ * with d_lock not held (nobody holds it), it warns and returns at once,
+ * changing nothing: the caller's reference stays counted.
  * Return: with no lock held.
  */
 DCSIM_API void dcsim_dput_locked_final(struct dcsim_dentry *dentry, enum dcsim_retain_style style);

@@ -43,7 +43,15 @@ struct sim_txn {
 	bool active;
 	unsigned int depth;		/* flat nesting, as RTM */
 	jmp_buf env;			/* set by the dcsim_htm_begin() macro */
-	void *frame;			/* frame that called setjmp(), for a sanity check */
+	/*
+	 * The frame that called setjmp() (its DWARF CFA) and its return
+	 * address, to check that it is still live before resuming in it
+	 * (htm-sim.c:sim_frame_gone()); where begin was, for the message.
+	 */
+	void *frame;
+	void *frame_ra;
+	const char *begin_func;
+	int begin_line;
 	dcsim_htm_status_t status;	/* what the resumed begin returns */
 	/* conflict mode: another thread's access aborted us while we waited */
 	bool doomed;

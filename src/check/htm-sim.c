@@ -40,7 +40,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unwind.h>
 
+#include <dcsim/explore.h>
 #include <dcsim/htm.h>
 #include <dcsim/stats.h>
 
@@ -94,6 +96,7 @@ void __dcsim_htm_sim_reset(struct lthread *lt)
 	lt->txn.depth = 0;
 	lt->txn.nlog = 0;
 	lt->txn.frame = NULL;
+	lt->txn.frame_ra = NULL;
 	lt->txn.status = 0;
 	lt->txn.doomed = false;
 	lt->txn.nread = lt->txn.nwrite = 0;
@@ -118,10 +121,12 @@ jmp_buf *dcsim_htm_sim_prepare(const char *func, int line)
 		return NULL;
 	/* Other threads may run up to the begin; nobody runs inside. */
 	__dcsim_check_schedule(lt, DCSIM_ACC_FENCE, NULL, 0, func, line);
+	lt->txn.begin_func = func;
+	lt->txn.begin_line = line;
 	return &lt->txn.env;
 }
 
-dcsim_htm_status_t dcsim_htm_sim_start(void *frame)
+dcsim_htm_status_t dcsim_htm_sim_start(void *cfa, void *ra)
 {
 	struct lthread *lt = __dcsim_check_self;
 	dcsim_htm_status_t st;
@@ -141,7 +146,8 @@ dcsim_htm_status_t dcsim_htm_sim_start(void *frame)
 	lt->txn.nread = lt->txn.nwrite = 0;
 	lt->txn.doomed = false;
 	lt->txn.rcu_depth0 = lt->rcu_depth;
-	lt->txn.frame = frame;
+	lt->txn.frame = cfa;
+	lt->txn.frame_ra = ra;
 	return DCSIM_HTM_STARTED;
 }
 
@@ -151,6 +157,76 @@ dcsim_htm_status_t dcsim_htm_sim_resume(void)
 
 	count_abort(lt->txn.status);
 	return lt->txn.status;
+}
+
+/*
+ * The frame rule (<dcsim/htm.h>): the function that began the transaction
+ * must still be running when it ends or aborts, since an abort resumes in
+ * its frame.  Walk the stack with the unwinder, innermost first.  Each step
+ * gives a CFA and an IP that belong to the same call: libgcc's context
+ * holds the CFA of the frame just unwound and the address it returns to.
+ * The begin-er's frame is live if some step has the recorded CFA and the
+ * recorded return address (the return address tells the begin-er from
+ * whatever was called later at the same stack depth, as the wrapper's
+ * caller calls dcsim_htm_end()); it is gone if the walk reaches a CFA
+ * above the recorded one (frames only get older upwards) without that.
+ * A walk that stops early (code without unwind tables) proves nothing and
+ * is taken as live.  Only commits and aborts pay for the walk.
+ */
+struct frame_walk {
+	uintptr_t cfa, ra;
+	int verdict;		/* -1 unknown, 0 gone, 1 live */
+};
+
+static _Unwind_Reason_Code frame_walk_step(struct _Unwind_Context *ctx, void *arg)
+{
+	struct frame_walk *w = arg;
+	uintptr_t cfa = _Unwind_GetCFA(ctx);
+
+	if (cfa == w->cfa && _Unwind_GetIP(ctx) == w->ra) {
+		w->verdict = 1;
+		return _URC_END_OF_STACK;
+	}
+	if (cfa > w->cfa) {
+		w->verdict = 0;
+		return _URC_END_OF_STACK;
+	}
+	return _URC_NO_REASON;
+}
+
+static __attribute__((noinline)) bool sim_frame_gone(const struct sim_txn *tx)
+{
+	struct frame_walk w = {
+		.cfa = (uintptr_t)tx->frame, .ra = (uintptr_t)tx->frame_ra, .verdict = -1,
+	};
+
+	if (!tx->frame || !tx->frame_ra)
+		return false;
+	_Unwind_Backtrace(frame_walk_step, &w);
+	return w.verdict == 0;
+}
+
+/*
+ * A broken frame rule fails the execution (dcsim_explore_fail() abandons
+ * this logical thread: nothing resumes in the dead frame) with the rule
+ * spelled out on stderr.
+ */
+static __attribute__((noreturn)) void sim_frame_rule_broken(struct lthread *lt, const char *at)
+{
+	struct sim_txn *tx = &lt->txn;
+
+	fprintf(stderr,
+		"dcsim: simulated HTM frame rule broken: the function that began this "
+		"transaction (dcsim_htm_begin() in %s(), line %d) has returned before the "
+		"transaction ended (found at its %s).  In check builds dcsim_htm_begin() is a "
+		"setjmp()-based macro and an abort resumes in the frame of the function it "
+		"expands in, so that function must not return before dcsim_htm_end() or "
+		"dcsim_htm_abort(); a helper that wraps dcsim_htm_begin() must be a macro "
+		"or always_inline.\n", tx->begin_func ? tx->begin_func : "?", tx->begin_line, at);
+	dcsim_explore_fail("simulated HTM frame rule broken: %s() returned before its "
+			   "transaction ended (at its %s)", tx->begin_func ? tx->begin_func : "?",
+			   at);
+	abort();	/* not reached: a logical thread does not return from the failure */
 }
 
 /*
@@ -171,12 +247,8 @@ static __attribute__((noreturn, noinline)) void sim_do_abort(struct lthread *lt,
 	tx->status = st;
 	/* rcu_read_lock()/unlock() inside are rolled back too. */
 	lt->rcu_depth = tx->rcu_depth0;
-	if ((char *)__builtin_frame_address(0) >= (char *)tx->frame) {
-		fputs("dcsim: a simulated transaction outlived the function that began it; "
-		      "in the check build dcsim_htm_begin() and dcsim_htm_end() must be in "
-		      "the same function invocation\n", stderr);
-		abort();
-	}
+	if ((char *)__builtin_frame_address(0) >= (char *)tx->frame || sim_frame_gone(tx))
+		sim_frame_rule_broken(lt, "abort");
 	longjmp(tx->env, 1);
 }
 
@@ -229,6 +301,9 @@ void dcsim_htm_sim_end(void)
 		lt->txn.depth--;
 		return;
 	}
+	/* Diagnosed at every commit, not only when an abort would resume. */
+	if (sim_frame_gone(&lt->txn))
+		sim_frame_rule_broken(lt, "end");
 	st = __dcsim_check_inject(lt, "htm end");
 	if (st)
 		sim_do_abort(lt, st);

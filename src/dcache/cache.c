@@ -290,14 +290,12 @@ void dcsim_cache_stats_reset(struct dcsim_cache *c)
 		__dstat_first_use(c, 0);
 }
 
-/* Called after dcsim_htm_begin() returned an abort status. */
-void dcache_count_htm_abort(struct dcsim_cache *c, dcsim_htm_status_t status)
+/* An abort status from dcsim_htm_begin(), by cause and explicit code. */
+static void count_htm_abort(struct dcsim_cache *c, dcsim_htm_status_t status)
 {
 	struct dcsim_htm_abort a;
 	enum dcsim_cache_stat s;
 
-	if (status == DCSIM_HTM_DISABLED)	/* policy changed under us: no attempt */
-		return;
 	a = dcsim_htm_decode(status);
 	dstat_inc(c, DCSIM_CS_HTM_ATTEMPT);
 	dstat_inc(c, DCSIM_CS_HTM_ABORT);
@@ -322,13 +320,40 @@ void dcache_count_htm_abort(struct dcsim_cache *c, dcsim_htm_status_t status)
 	dstat_inc(c, s);
 }
 
+/*
+ * The per-cache half of a strategy's HTM accounting (the per-thread half,
+ * <dcsim/stats.h>, is counted by dcsim_htm_begin() and dcsim_htm_end()).
+ * The counters are plain per-thread slots, not transactional: a write
+ * inside a hardware transaction would be rolled back on abort, and one
+ * inside a simulated transaction would not be (counters are bookkeeping,
+ * outside the undo log), so the rule is "outside any transaction".
+ */
+void dcsim_cache_htm_account(struct dcsim_cache *c, dcsim_htm_status_t status)
+{
+	if (status == DCSIM_HTM_DISABLED)	/* not an attempt: HTM is off */
+		return;
+#if DCSIM_CHECK
+	/* Only the simulation can tell cheaply; hardware would roll it back. */
+	if (WARN_ON_ONCE(dcsim_htm_sim_in_txn()))
+		return;
+#endif
+	if (WARN_ON_ONCE(!dcache_alive(c)))
+		return;
+	if (status != DCSIM_HTM_STARTED) {
+		count_htm_abort(c, status);
+		return;
+	}
+	dstat_inc(c, DCSIM_CS_HTM_ATTEMPT);
+	dstat_inc(c, DCSIM_CS_HTM_COMMIT);
+}
+
 /* ---- cache lifetime ------------------------------------------------------- */
 
 /* Destroyed caches stay allocated (poisoned) so misuse is detectable. */
 static pthread_mutex_t graveyard_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct dcsim_cache *graveyard;
 
-struct dcsim_cache *dcsim_cache_create(const struct dcsim_cache_config *cfg)
+struct dcsim_cache *(dcsim_cache_create)(const struct dcsim_cache_config *cfg)
 {
 	const struct dcsim_dput_strategy *s = cfg ? cfg->strategy : NULL;
 	unsigned int bits = cfg && cfg->hash_bits ? cfg->hash_bits : 10;
@@ -375,7 +400,7 @@ nomem:
 	return NULL;
 }
 
-struct dcsim_cache *dcsim_cache_create_named(const char *name)
+struct dcsim_cache *(dcsim_cache_create_named)(const char *name)
 {
 	struct dcsim_cache_config cfg = { 0 };
 
@@ -386,9 +411,8 @@ struct dcsim_cache *dcsim_cache_create_named(const char *name)
 			errno = EINVAL;
 			return NULL;
 		}
-	} else {
-		cfg.strategy = dcsim_strategy_lookup(DCSIM_DEFAULT_STRATEGY);
 	}
+	/* NULL: dcsim_cache_create() reads DCSIM_DPUT, as for a NULL config. */
 	return dcsim_cache_create(&cfg);
 }
 
@@ -1264,6 +1288,15 @@ void dcsim_dput_locked_final(struct dcsim_dentry *d, enum dcsim_retain_style sty
 	struct dcsim_dentry *next;
 	int32_t cnt;
 
+	/*
+	 * The contract is "entered with d_lock held".  Without it the unlock
+	 * below would release a lock nobody holds (dcsim_spin_unlock() refuses
+	 * that too) and the count would be changed unlocked: refuse at once,
+	 * touching nothing.  The caller's reference stays counted, a leak
+	 * that the checkers report, where going on would corrupt the dentry.
+	 */
+	if (WARN_ON_ONCE(!dcsim_spin_is_locked(&d->d_lockref.lock)))
+		return;
 	for (;;) {
 		cnt = d_cnt(d);
 		if (WARN_ON_ONCE(cnt <= 0)) {

@@ -7,7 +7,7 @@
  * gate on) which of them a suite really reached.  Check builds count each
  * label in a process-wide relaxed counter (dcsim_dcache_cover_read() in
  * <dcsim/explore-dcache.h>); other builds compile dcache_cover() to nothing.
- * Hardware-style abort codes are labelled by dcache_count_htm_abort(), the
+ * Hardware-style abort codes are labelled by dcsim_cache_htm_account(), the
  * one place every HTM strategy reports its aborts.
  *
  * The order and names are the table of docs/testing.md; add at the end.

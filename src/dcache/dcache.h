@@ -272,7 +272,6 @@ bool dentry_may_free(struct dcsim_dentry *d);
 void __dentry_kill(struct dcsim_dentry *d, struct dcsim_dentry *parent);
 struct dcsim_dentry *dentry_kill(struct dcsim_dentry *d);
 bool retain_dentry(struct dcsim_dentry *d, enum dcsim_retain_style style);
-void dcache_count_htm_abort(struct dcsim_cache *c, dcsim_htm_status_t status);
 
 /* ---- strategies ----------------------------------------------------------- */
 

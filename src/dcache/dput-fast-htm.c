@@ -77,7 +77,7 @@ bool fast_dput_txn(struct dcsim_dentry *d)
 
 	status = dcsim_htm_begin();
 	if (status != DCSIM_HTM_STARTED) {
-		dcache_count_htm_abort(cache, status);
+		dcsim_cache_htm_account(cache, status);
 		return false;
 	}
 	old.lock_count = READ_ONCE(d->d_lockref.lock_count);
@@ -107,8 +107,7 @@ bool fast_dput_txn(struct dcsim_dentry *d)
 	WRITE_ONCE(d->d_lockref.count, 0);
 	dcsim_htm_end();
 committed:
-	dstat_inc(cache, DCSIM_CS_HTM_ATTEMPT);
-	dstat_inc(cache, DCSIM_CS_HTM_COMMIT);
+	dcsim_cache_htm_account(cache, DCSIM_HTM_STARTED);
 	return true;
 }
 

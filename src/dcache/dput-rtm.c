@@ -35,7 +35,7 @@ static bool rtm_dput_txn(struct dcsim_dentry *d)
 
 	status = dcsim_htm_begin();
 	if (status != DCSIM_HTM_STARTED) {
-		dcache_count_htm_abort(cache, status);
+		dcsim_cache_htm_account(cache, status);
 		return false;
 	}
 	if (unlikely(d_unhashed(d)))
@@ -54,8 +54,7 @@ static bool rtm_dput_txn(struct dcsim_dentry *d)
 		dcsim_htm_abort(DCSIM_DCACHE_HTM_KILL);
 	WRITE_ONCE(d->d_lockref.count, old.count - 1);
 	dcsim_htm_end();
-	dstat_inc(cache, DCSIM_CS_HTM_ATTEMPT);
-	dstat_inc(cache, DCSIM_CS_HTM_COMMIT);
+	dcsim_cache_htm_account(cache, DCSIM_HTM_STARTED);
 	return true;
 }
 

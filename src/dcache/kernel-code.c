@@ -5,6 +5,8 @@
  * tarball call these for what they leave to the rest of fs/dcache.c.
  */
 
+#include <stddef.h>
+
 #include "dcache.h"
 #include "kernel-code.h"
 

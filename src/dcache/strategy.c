@@ -49,7 +49,7 @@ const struct dcsim_dput_strategy *dcsim_strategy_lookup(const char *name)
 	return NULL;
 }
 
-int dcsim_strategy_register(const struct dcsim_dput_strategy *s)
+int (dcsim_strategy_register)(const struct dcsim_dput_strategy *s)
 {
 	int err = 0;
 

@@ -17,6 +17,7 @@
 #include <dcsim/cache.h>
 #include <dcsim/check.h>
 #include <dcsim/htm.h>
+#include <dcsim/lockref.h>
 #include <dcsim/rcu.h>
 #include <dcsim/strategy.h>
 #include <dcsim/warn.h>
@@ -73,6 +74,46 @@ static void test_destroyed_cache(void **state)
 	dcsim_warn_set_quiet(false);
 }
 
+/*
+ * dcsim_dput_locked_final() without d_lock: a warning, and nothing changed
+ * (it used to unlock the unheld lock, leaving a ticket that is never
+ * served, and every later d_lock hung).
+ */
+static void test_locked_final_unlocked(void **state)
+{
+	struct dcsim_cache *c = dcsim_cache_create_named("locked");
+	struct dcsim_dentry *root = dcsim_d_alloc_root(c, "/");
+	struct dcsim_dentry *a = dcsim_d_alloc(root, "a");
+	struct dcsim_lockref *lr = dcsim_d_lockref(a);
+	unsigned long w;
+
+	(void)state;
+	dcsim_d_add(a, true);
+	dcsim_dget(a);
+	assert_int_equal(dcsim_d_count(a), 2);
+	dcsim_warn_set_quiet(true);
+	w = dcsim_warn_count();
+	dcsim_dput_locked_final(a, DCSIM_RETAIN_LRU_THEN_REFERENCED);
+	assert_int_equal(dcsim_warn_count(), w + 1);
+	assert_int_equal(dcsim_d_count(a), 2);
+	assert_false(dcsim_spin_is_locked(&lr->lock));
+	dcsim_warn_set_quiet(false);
+	/* The lock still works: both puts complete, the dentry is retained. */
+	dcsim_dput(a);
+	dcsim_dput(a);
+	assert_int_equal(dcsim_d_count(a), 0);
+	assert_int_equal(dcsim_warn_count(), w + 1);
+	/* With the lock held, as the contract says, it drops the reference. */
+	dcsim_dget(a);
+	dcsim_spin_lock(&lr->lock);
+	dcsim_dput_locked_final(a, DCSIM_RETAIN_LRU_THEN_REFERENCED);
+	assert_int_equal(dcsim_d_count(a), 0);
+	assert_false(dcsim_spin_is_locked(&lr->lock));
+	dcsim_dput(root);
+	dcsim_cache_destroy(c);
+	assert_int_equal(dcsim_warn_count(), w + 1);
+}
+
 static void test_env_strategy(void **state)
 {
 	const struct dcsim_dput_strategy *s;
@@ -85,6 +126,17 @@ static void test_env_strategy(void **state)
 	setenv("DCSIM_DPUT", "retain", 1);
 	assert_int_equal(dcsim_strategy_from_env(&s), 0);
 	assert_ptr_equal(s, dcsim_strategy_lookup("retain"));
+	{
+		/* create_named(NULL) honours DCSIM_DPUT as create(NULL) does. */
+		struct dcsim_cache *c = dcsim_cache_create_named(NULL);
+
+		assert_non_null(c);
+		assert_ptr_equal(dcsim_cache_strategy(c), s);
+		dcsim_cache_destroy(c);
+		setenv("DCSIM_DPUT", "no-such-strategy", 1);
+		assert_null(dcsim_cache_create_named(NULL));
+		assert_int_equal(errno, EINVAL);
+	}
 	unsetenv("DCSIM_DPUT");
 	assert_int_equal(dcsim_strategy_from_env(&s), 0);
 	assert_ptr_equal(s, dcsim_strategy_lookup(DCSIM_DEFAULT_STRATEGY));
@@ -95,6 +147,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bad_puts),
 		cmocka_unit_test(test_destroyed_cache),
+		cmocka_unit_test(test_locked_final_unlocked),
 		cmocka_unit_test(test_env_strategy),
 	};
 

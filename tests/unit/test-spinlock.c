@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include <dcsim/spinlock.h>
+#include <dcsim/warn.h>
 
 static void test_init_unlocked(void **state)
 {
@@ -127,6 +128,35 @@ static void test_mutual_exclusion(void **state)
 	assert_false(dcsim_spin_is_locked(&shared_lock));
 }
 
+/* An unlock of a lock nobody holds warns and writes nothing. */
+static void test_unlock_unheld(void **state)
+{
+	dcsim_spinlock_t l;
+	unsigned long w;
+
+	(void)state;
+	dcsim_spin_lock_init(&l);
+	dcsim_warn_set_quiet(true);
+	w = dcsim_warn_count();
+	dcsim_spin_unlock(&l);
+	assert_int_equal(dcsim_warn_count(), w + 1);
+	assert_int_equal(l.val, 0);
+	/* Still a working lock: nobody waits for a ticket that never comes. */
+	dcsim_spin_lock(&l);
+	assert_false(dcsim_spin_trylock(&l));
+	dcsim_spin_unlock(&l);
+	assert_true(dcsim_spin_trylock(&l));
+	dcsim_spin_unlock(&l);
+	/* A second unlock after a balanced pair is refused too. */
+	dcsim_spin_unlock(&l);
+	assert_int_equal(dcsim_warn_count(), w + 2);
+	assert_false(dcsim_spin_is_locked(&l));
+	dcsim_spin_lock(&l);
+	dcsim_spin_unlock(&l);
+	assert_int_equal(dcsim_warn_count(), w + 2);
+	dcsim_warn_set_quiet(false);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -136,6 +166,7 @@ int main(void)
 		cmocka_unit_test(test_value_unlocked_raw),
 		cmocka_unit_test(test_ticket_wrap),
 		cmocka_unit_test(test_mutual_exclusion),
+		cmocka_unit_test(test_unlock_unheld),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
