@@ -101,13 +101,21 @@
 static bool example_txn(struct dcsim_dentry *d)
 {
 	struct dcsim_lockref *ref = dcsim_d_lockref(d);
+	/*
+	 * Taken now, while our reference pins the dentry: after a committed
+	 * final put another thread may free it before we account the commit.
+	 */
+	struct dcsim_cache *cache = dcsim_d_cache(d);
 	struct dcsim_lockref old;
 	dcsim_htm_status_t st;
 	uint32_t f;
 
 	st = dcsim_htm_begin();
-	if (st != DCSIM_HTM_STARTED)
-		return false;	/* dcsim_htm_decode(st) says why */
+	if (st != DCSIM_HTM_STARTED) {
+		/* Per-cache statistics, outside the transaction; decode(st) says why. */
+		dcsim_cache_htm_account(cache, st);
+		return false;
+	}
 	/* Lock and count in one load: the whole word joins our read set. */
 	old.lock_count = DCSIM_READ_ONCE(ref->lock_count);
 #if EXAMPLE_BUG == BUG_TXN_NOLOCK
@@ -119,6 +127,7 @@ static bool example_txn(struct dcsim_dentry *d)
 	if (old.count > 1) {
 		DCSIM_WRITE_ONCE(ref->count, old.count - 1);
 		dcsim_htm_end();
+		dcsim_cache_htm_account(cache, DCSIM_HTM_STARTED);
 		return true;
 	}
 #endif
@@ -134,6 +143,7 @@ static bool example_txn(struct dcsim_dentry *d)
 	if (old.count > 1) {
 		DCSIM_WRITE_ONCE(ref->count, old.count - 1);
 		dcsim_htm_end();
+		dcsim_cache_htm_account(cache, DCSIM_HTM_STARTED);
 		return true;
 	}
 	/* The final put: retain_dentry()'s tests, in its order. */
@@ -152,6 +162,7 @@ static bool example_txn(struct dcsim_dentry *d)
 		dcsim_htm_abort(DCSIM_DCACHE_HTM_NOTREF);
 	DCSIM_WRITE_ONCE(ref->count, 0);
 	dcsim_htm_end();
+	dcsim_cache_htm_account(cache, DCSIM_HTM_STARTED);
 	return true;
 }
 
