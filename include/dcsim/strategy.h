@@ -101,6 +101,18 @@ DCSIM_API const struct dcsim_dput_strategy *dcsim_strategy_get(size_t i);
  */
 DCSIM_API int dcsim_strategy_from_env(const struct dcsim_dput_strategy **out);
 
+/**
+ * dcsim_plugin_init() - optional entry point of a loadable strategy library,
+ * defined by the library, not by dcsim.  `dcsim-check --load` and
+ * `dcsim-bench --load` dlopen() the library and, if it defines this symbol,
+ * call it once; it registers the library's strategies (a constructor that
+ * calls dcsim_strategy_register() works too).  Declared here so that a
+ * definition has its prototype, with default visibility for libraries built
+ * with -fvisibility=hidden (docs/strategies.md).
+ * Return: 0, or non-zero to make the load fail.
+ */
+__attribute__((visibility("default"))) int dcsim_plugin_init(void);
+
 /* ---- building blocks for strategies ------------------------------------- */
 
 /**
