@@ -61,7 +61,7 @@ struct dcsim_check_result {
 	unsigned long runs;		/* traces x configs, explorations, ... */
 	unsigned long failures;
 	size_t shrunk_steps;		/* diff: steps of the shrunk failing trace */
-	char failure[256];		/* the first failure, one line */
+	char failure[512];		/* the first failure, one line */
 };
 
 /** dcsim_check_opts_init() - quick budget, the default seed, stdout/stderr. */

@@ -155,7 +155,7 @@ struct dcsim_explore_result {
 	unsigned long htm_commits, htm_aborts;	/* simulated transactions */
 	bool exhausted;			/* dfs: every schedule within the bound ran */
 	bool skipped;			/* DCSIM_EXPLORE_SCENARIO named another scenario */
-	char failure[256];		/* first failure message */
+	char failure[512];		/* first failure message */
 	unsigned long htm_conflicts;	/* aborts caused by another thread's access */
 	unsigned long htm_capacity_aborts;
 	unsigned long rcu_callbacks;	/* callbacks run (or poisoned) inside an execution */

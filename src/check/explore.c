@@ -136,7 +136,7 @@ static struct explorer {
 	unsigned long step;
 	/* failure of the current execution */
 	bool failed, abandoned;
-	char msg[256];
+	char msg[512];
 	/* interleaving */
 	struct trace_ent trace[TRACE_MAX];
 	unsigned long ntrace;
@@ -288,6 +288,109 @@ static void trace_add(unsigned int tid, unsigned int acc, const volatile void *a
 	e->txn = txn;
 }
 
+/*
+ * ---- names for the reports: the dentries of this execution ----
+ *
+ * The library registers every dentry it allocates while an exploration
+ * runs (__dcsim_check_name_dentry(), from d_alloc()), so that a report can
+ * say "/d/f.d_lock" where it would print a raw address.  Only the address,
+ * the parent's slot and a copy of the name are kept: a report may be
+ * printed after the dentry was freed.  Reset by exec_prepare(); a later
+ * dentry at a reused address wins.
+ */
+#define NAMED_MAX	64
+
+static struct named_dentry {
+	uintptr_t addr;
+	int parent;		/* slot, or -1 if not named */
+	bool root;
+	char name[32];
+} named[NAMED_MAX];
+static unsigned int nnamed;
+
+void __dcsim_check_name_dentry(const struct dcsim_dentry *d)
+{
+	struct named_dentry *n;
+
+	if (!ex.running)
+		return;
+	pthread_mutex_lock(&ex.lock);
+	if (nnamed < NAMED_MAX) {
+		n = &named[nnamed];
+		n->addr = (uintptr_t)d;
+		n->parent = -1;
+		n->root = d->d_parent == d;
+		for (unsigned int i = nnamed; d->d_parent != d && i-- > 0;) {
+			if (named[i].addr == (uintptr_t)d->d_parent) {
+				n->parent = (int)i;
+				break;
+			}
+		}
+		snprintf(n->name, sizeof(n->name), "%s", d->d_name ? d->d_name : "?");
+		nnamed++;
+	}
+	pthread_mutex_unlock(&ex.lock);
+}
+
+/* The path of slot @i ("" for a root, "?/name" below an unknown parent). */
+static size_t named_path(unsigned int i, char *buf, size_t len, unsigned int depth)
+{
+	size_t at;
+
+	if (named[i].root)
+		return 0;
+	if (named[i].parent < 0 || depth > 16)
+		at = (size_t)snprintf(buf, len, "?");
+	else
+		at = named_path((unsigned int)named[i].parent, buf, len, depth + 1);
+	if (at < len)
+		at += (size_t)snprintf(buf + at, len - at, "/%s", named[i].name);
+	return at < len ? at : len - 1;
+}
+
+/* The field of struct dcsim_dentry at byte @off, for an access of @size. */
+static const char *dentry_field(size_t off, unsigned int size)
+{
+	static const struct { size_t off; const char *name; } f[] = {
+#define F(m) { __builtin_offsetof(struct dcsim_dentry, m), #m }
+		F(d_flags), F(d_seq), F(d_hash), F(d_parent), F(d_name_hash), F(d_name_len),
+		F(d_name), F(d_iname), F(d_cache), F(d_op), F(d_id), F(d_fsdata), F(d_time),
+		F(d_lockref), F(d_lru), F(d_sib), F(d_children), F(d_inode),
+#undef F
+	};
+	size_t lr = __builtin_offsetof(struct dcsim_dentry, d_lockref);
+	const char *name = "?";
+
+	if (off >= lr && off < lr + sizeof(struct dcsim_lockref)) {
+		if (off == lr && size == sizeof(struct dcsim_lockref))
+			return "d_lockref";
+		return off < lr + __builtin_offsetof(struct dcsim_lockref, count) ?
+		       "d_lock" : "d_lockref.count";
+	}
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+		if (f[i].off <= off)
+			name = f[i].name;
+	return name;
+}
+
+/* ex.lock held or the run over.  "'/d/f'.d_lock" for an address in a dentry, or "". */
+static const char *describe_addr(uintptr_t a, unsigned int size, char *buf, size_t len)
+{
+	for (unsigned int i = nnamed; i-- > 0;) {
+		char path[160];
+
+		if (a < named[i].addr || a >= named[i].addr + sizeof(struct dcsim_dentry))
+			continue;
+		path[0] = '\0';
+		named_path(i, path, sizeof(path), 0);
+		snprintf(buf, len, "%s.%s", path[0] ? path : "/",
+			 dentry_field(a - named[i].addr, size));
+		return buf;
+	}
+	buf[0] = '\0';
+	return buf;
+}
+
 static void trace_print_one(FILE *f, unsigned long i, const struct trace_ent *e);
 
 static void trace_print(FILE *f)
@@ -318,8 +421,13 @@ static void trace_print_one(FILE *f, unsigned long i, const struct trace_ent *e)
 	}
 	fprintf(f, "    %6lu  T%u%s %-11s %s:%d", i, e->tid, e->txn ? "*" : " ",
 		acc_names[e->acc], e->func ? e->func : "?", e->line);
-	if (e->addr)
+	if (e->addr) {
+		char what[200];
+
 		fprintf(f, "  %p/%u", (const void *)e->addr, e->size);
+		if (*describe_addr((uintptr_t)e->addr, e->size, what, sizeof(what)))
+			fprintf(f, "  %s", what);
+	}
 	fputc('\n', f);
 }
 
@@ -822,11 +930,14 @@ static void uaf_check(struct lthread *lt, unsigned int acc, const volatile void 
 			.q_trace = cb->q_trace, .gp_trace = cb->gp_trace,
 			.a_trace = ex.ntrace ? ex.ntrace - 1 : 0,
 		};
-		fail_lockedf("use after free: T%u %s %p (dentry %p + %td) at %s:%d; the dentry was "
+		char what[200];
+
+		describe_addr((uintptr_t)addr, size, what, sizeof(what));
+		fail_lockedf("use after free: T%u %s %s%s%p (dentry %p + %td) at %s:%d; the dentry was "
 			     "queued for freeing by %s%d (call_rcu at step %lu) and freed at step %lu, "
 			     "when no reader of that time was left in its read-side section",
-			     lt->id, acc_names[acc], (const void *)addr, (void *)cb->obj,
-			     (const char *)addr - cb->obj, func ? func : "?", line,
+			     lt->id, acc_names[acc], what, *what ? " at " : "", (const void *)addr,
+			     (void *)cb->obj, (const char *)addr - cb->obj, func ? func : "?", line,
 			     cb->queuer >= 0 ? "T" : "controller ", cb->queuer, cb->q_trace,
 			     cb->gp_step);
 		abandon_locked(lt);
@@ -1544,6 +1655,7 @@ static void exec_prepare(void)
 	memset(&ex.uaf, 0, sizeof(ex.uaf));
 	ex.step = 0;
 	ex.ntrace = 0;
+	nnamed = 0;
 	ex.ndec = 0;
 	ex.preempt = 0;
 	ex.failed = false;

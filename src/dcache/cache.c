@@ -623,6 +623,7 @@ struct dcsim_dentry *dcsim_d_alloc_root(struct dcsim_cache *c, const char *name)
 	d->d_flags = DCSIM_DCACHE_DIRECTORY_TYPE;
 	d->d_inode = inode;
 	inode->i_count = 1;
+	__dcsim_check_name_dentry(d);
 	/* Publish the initialised dentry with the release of roots_lock. */
 	dcsim_spin_lock(&c->roots_lock);
 	hlist_add_head(&d->d_sib, &c->roots);
@@ -658,6 +659,7 @@ struct dcsim_dentry *dcsim_d_alloc(struct dcsim_dentry *parent, const char *name
 	d_set_cnt(parent, d_cnt(parent) + 1);
 	hlist_add_head(&d->d_sib, &parent->d_children);
 	d_unlock(parent);
+	__dcsim_check_name_dentry(d);
 	return d;
 }
 
