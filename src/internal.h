@@ -28,6 +28,9 @@
  * count every hit in a global counter that tests can read.
  */
 void __dcsim_warn(const char *file, int line, const char *func, const char *cond);
+/* Every hit: counted and kept as the last warning; printed if @print. */
+void __dcsim_warn_hit(const char *file, int line, const char *func, const char *cond,
+		      bool print);
 /* dcsim_warn_set_quiet() in force: details after a warning are not printed either. */
 bool __dcsim_warn_quiet(void);
 
@@ -35,10 +38,8 @@ bool __dcsim_warn_quiet(void);
 	int __w = !!(cond);							\
 	if (unlikely(__w)) {							\
 		static int __warned;						\
-		if (!__atomic_exchange_n(&__warned, 1, __ATOMIC_RELAXED))	\
-			__dcsim_warn(__FILE__, __LINE__, __func__, #cond);	\
-		else								\
-			__dcsim_warn(NULL, 0, NULL, NULL);			\
+		__dcsim_warn_hit(__FILE__, __LINE__, __func__, #cond,		\
+				 !__atomic_exchange_n(&__warned, 1, __ATOMIC_RELAXED)); \
 	}									\
 	unlikely(__w);								\
 })

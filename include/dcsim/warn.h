@@ -10,6 +10,7 @@
  */
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include <dcsim/compiler.h>
 
@@ -20,5 +21,12 @@ DCSIM_API void dcsim_warn_reset(void);
 
 /** dcsim_warn_set_quiet() - count warnings without printing them. */
 DCSIM_API void dcsim_warn_set_quiet(bool quiet);
+
+/**
+ * dcsim_warn_last() - the site of the most recent warning, printed or quiet,
+ * as "file:line func(): condition" into @buf (@len bytes, truncated).
+ * Return: false (and an empty @buf) if nothing has warned yet.
+ */
+DCSIM_API bool dcsim_warn_last(char *buf, size_t len);
 
 #endif /* DCSIM_WARN_H */

@@ -929,9 +929,13 @@ static void dscn_check(void *state)
 		return;
 	}
 	warns = dcsim_warn_count() - s->warn0;
-	if (warns != s->def->warns)
-		dcsim_explore_fail("%lu misuse warning%s, %u expected", warns, warns == 1 ? "" : "s",
-				   s->def->warns);
+	if (warns != s->def->warns) {
+		char last[200];
+
+		dcsim_warn_last(last, sizeof(last));
+		dcsim_explore_fail("%lu misuse warning%s, %u expected; the last: %s", warns,
+				   warns == 1 ? "" : "s", s->def->warns, warns ? last : "-");
+	}
 	if (dcsim_explore_check_cache(s->cache, held, 2, DCSIM_CHECK_REFS_EXACT))
 		return;
 	if (dcsim_cache_snapshot(s->cache, &snap)) {

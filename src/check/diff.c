@@ -517,8 +517,13 @@ static void replay_body(struct replay_ctx *x)
 			ok = mismatch(r, "%" PRId64 " dentries left after the epilogue",
 				      r->spec.allocs - r->spec.frees);
 	}
-	if (ok && dcsim_warn_count() != w)
-		ok = mismatch(r, "model: %lu misuse warnings\nspec:  0", dcsim_warn_count() - w);
+	if (ok && dcsim_warn_count() != w) {
+		char last[200];
+
+		dcsim_warn_last(last, sizeof(last));
+		ok = mismatch(r, "model: %lu misuse warnings (the last: %s)\nspec:  0",
+			      dcsim_warn_count() - w, last);
+	}
 	if (!ok)
 		snprintf(x->err, sizeof(x->err), "%s", r->err);
 	/* On a mismatch the cache may hold references: destroy reports, quietly. */

@@ -304,8 +304,11 @@ int dcsim_check_stress(const struct dcsim_dput_strategy *s, unsigned int nthread
 	dcsim_dput(st.root);
 	dcsim_cache_destroy(st.cache);
 	if (dcsim_warn_count() != warn0) {
-		fprintf(out, "dcsim-check: FAIL: stress, strategy %s: %lu misuse warnings\n", s->name,
-			dcsim_warn_count() - warn0);
+		char last[200];
+
+		dcsim_warn_last(last, sizeof(last));
+		fprintf(out, "dcsim-check: FAIL: stress, strategy %s: %lu misuse warnings, the last at %s\n",
+			s->name, dcsim_warn_count() - warn0, last);
 		err = 1;
 	}
 	printf("strategy=%s threads=%u ops=%ld secs=%.2f mops=%.2f dput=%" PRId64

@@ -8,6 +8,10 @@
 #                                        printed trace, fail the same way
 #   check-cli.sh htm-never DCSIM_CHECK SO  an HTM strategy that never
 #                                        commits fails diff and explore
+#   check-cli.sh nolock DCSIM_CHECK SO   dcsim_dput_locked_final() without
+#                                        d_lock ends every suite with exit 1,
+#                                        a replay line and (but misuse) the
+#                                        library's warning: no hang
 #   check-cli.sh traces DCSIM_CHECK DIR  every trace of DIR passes on every
 #                                        built-in strategy
 set -u
@@ -97,6 +101,20 @@ htm-never)
 	grep -q "none of its transactions committed" "$tmp/e" || fail "explore: no word on 0 commits"
 	[ "$(grep -c '^replay: ' "$tmp/e")" -eq 1 ] || fail "explore: want exactly one replay line"
 	echo "check-cli: an HTM strategy that never commits fails diff and explore"
+	;;
+nolock)
+	so=$3
+	for suite in diff explore stress misuse; do
+		run 1 "$tmp/$suite" --load "$so" --strategy nolock-final --suites "$suite"
+		# misuse expects one warning per bad put: its report is about
+		# the state the refused slow path left, not the warning.
+		[ "$suite" = misuse ] ||
+		grep -q "dcsim_dput_locked_final().*spin_is_locked" "$tmp/$suite" ||
+			{ cat "$tmp/$suite" >&2; fail "$suite: no warning naming dcsim_dput_locked_final()"; }
+		[ "$(grep -c '^replay: ' "$tmp/$suite")" -ge 1 ] ||
+			{ cat "$tmp/$suite" >&2; fail "$suite: no replay line"; }
+	done
+	echo "check-cli: dcsim_dput_locked_final() without d_lock fails every suite with the warning"
 	;;
 traces)
 	dir=$3

@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -97,6 +98,13 @@ static void test_locked_final_unlocked(void **state)
 	assert_int_equal(dcsim_warn_count(), w + 1);
 	assert_int_equal(dcsim_d_count(a), 2);
 	assert_false(dcsim_spin_is_locked(&lr->lock));
+	/* A quiet warning is still there for the reports to name. */
+	{
+		char last[200];
+
+		assert_true(dcsim_warn_last(last, sizeof(last)));
+		assert_non_null(strstr(last, "dcsim_dput_locked_final()"));
+	}
 	dcsim_warn_set_quiet(false);
 	/* The lock still works: both puts complete, the dentry is retained. */
 	dcsim_dput(a);
