@@ -10,7 +10,6 @@
  */
 
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -104,28 +103,14 @@ static void usage(FILE *f)
  */
 static int load_plugin(const char *path)
 {
-	size_t before = dcsim_strategy_count();
-	int (*init)(void);
-	void *h, *sym;
-	int err;
+	char why[512];
+	int n = dcsim_strategy_load(path, NULL, why, sizeof(why));
 
-	h = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
-	if (!h) {
-		fprintf(stderr, PROG ": --load %s: %s\n", path, dlerror());
+	if (n < 0) {
+		fprintf(stderr, PROG ": --load %s: %s\n", path, why);
 		return 2;
 	}
-	dlerror();
-	sym = dlsym(h, "dcsim_plugin_init");
-	if (sym) {
-		memcpy(&init, &sym, sizeof(init));	/* object to function pointer */
-		err = init();
-		if (err) {
-			fprintf(stderr, PROG ": --load %s: dcsim_plugin_init() failed: %d%s%s\n",
-				path, err, err < 0 ? ", " : "", err < 0 ? strerror(-err) : "");
-			return 2;
-		}
-	}
-	if (dcsim_strategy_count() == before) {
+	if (!n) {
 		fprintf(stderr, PROG ": --load %s: the library registered no dput strategy "
 			"(register them from a constructor or from dcsim_plugin_init())\n", path);
 		return 2;

@@ -21,7 +21,6 @@
  * stress suite's result row (and --list, --help).
  */
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -212,23 +211,12 @@ int main(int argc, char **argv)
 		return bad_usage("unexpected argument '%s'", argv[optind]);
 
 	for (unsigned int i = 0; i < nloads; i++) {
-		void *h = dlopen(loads[i], RTLD_NOW | RTLD_GLOBAL);
-		int (*init)(void);
+		char why[512];
+		bool init;
 
-		if (!h) {
-			fprintf(stderr, "dcsim-check: --load %s: %s\n", loads[i], dlerror());
+		if (dcsim_strategy_load(loads[i], &init, why, sizeof(why)) < 0) {
+			fprintf(stderr, "dcsim-check: --load %s: %s\n", loads[i], why);
 			return 2;
-		}
-		/* A plain cast from void * is what POSIX dlsym() documents. */
-		*(void **)&init = dlsym(h, "dcsim_plugin_init");
-		if (init) {
-			int rc = init();
-
-			if (rc) {
-				fprintf(stderr, "dcsim-check: --load %s: dcsim_plugin_init() "
-					"returned %d\n", loads[i], rc);
-				return 2;
-			}
 		}
 		fprintf(stderr, "dcsim-check: loaded %s%s\n", loads[i],
 			init ? " (dcsim_plugin_init() called)" : "");

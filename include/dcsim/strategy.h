@@ -113,6 +113,19 @@ DCSIM_API int dcsim_strategy_from_env(const struct dcsim_dput_strategy **out);
  */
 __attribute__((visibility("default"))) int dcsim_plugin_init(void);
 
+/**
+ * dcsim_strategy_load() - dlopen() a library of strategies (RTLD_NOW |
+ * RTLD_GLOBAL; it stays loaded) and call its dcsim_plugin_init() if it
+ * defines one: what `dcsim-check --load` and `dcsim-bench --load` do.
+ * @path: as for dlopen()
+ * @init_called: if not NULL, set to whether dcsim_plugin_init() was called
+ * @why: on failure, the reason in one line (dlerror(), or the init's
+ *       return value), @len bytes
+ * Return: how many strategies the load registered (constructors and init
+ * together; 0 is not an error here), or -1 with @why filled in.
+ */
+DCSIM_API int dcsim_strategy_load(const char *path, bool *init_called, char *why, size_t len);
+
 /* ---- building blocks for strategies ------------------------------------- */
 
 /**

@@ -5,6 +5,7 @@
  * release/acquire on the count.
  */
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -93,4 +94,34 @@ int dcsim_strategy_from_env(const struct dcsim_dput_strategy **out)
 	}
 	*out = s;
 	return 0;
+}
+
+int dcsim_strategy_load(const char *path, bool *init_called, char *why, size_t len)
+{
+	size_t before = dcsim_strategy_count();
+	int (*init)(void);
+	void *h, *sym;
+	int err;
+
+	if (init_called)
+		*init_called = false;
+	h = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
+	if (!h) {
+		snprintf(why, len, "%s", dlerror());
+		return -1;
+	}
+	dlerror();
+	sym = dlsym(h, "dcsim_plugin_init");
+	if (sym) {
+		memcpy(&init, &sym, sizeof(init));	/* object to function pointer */
+		if (init_called)
+			*init_called = true;
+		err = init();
+		if (err) {
+			snprintf(why, len, "dcsim_plugin_init() failed: %d%s%s", err,
+				 err < 0 ? ", " : "", err < 0 ? strerror(-err) : "");
+			return -1;
+		}
+	}
+	return (int)(dcsim_strategy_count() - before);
 }
