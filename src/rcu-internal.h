@@ -3,8 +3,27 @@
 #define DCSIM_SRC_RCU_INTERNAL_H
 
 struct dcsim_thread;
+struct dcsim_rcu_head;
 
 /* Called from the thread destructor: unregister from liburcu if needed. */
 void __dcsim_rcu_thread_exit(struct dcsim_thread *t);
+
+/*
+ * __dcsim_rcu_tsan_before_free() - TSan builds: order the caller's accesses
+ * so far before the callback that @head will be queued with.  For a
+ * reference holder about to drop its reference: the kernel's put is a
+ * relaxed cmpxchg and orders nothing, yet what the holder did precedes the
+ * free, because the free waits for a grace period (a full barrier on every
+ * CPU) that TSan cannot see.  Nothing else is ordered by it: an access
+ * after the put is still reported against the free.
+ */
+#if defined(__SANITIZE_THREAD__)
+void __dcsim_rcu_tsan_before_free(struct dcsim_rcu_head *head);
+#else
+static inline void __dcsim_rcu_tsan_before_free(struct dcsim_rcu_head *head)
+{
+	(void)head;
+}
+#endif
 
 #endif

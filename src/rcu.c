@@ -77,6 +77,20 @@ void __tsan_switch_to_fiber(void *fiber, unsigned int flags);
 
 #include <stdlib.h>
 
+/*
+ * A full barrier that TSan does not see: it rejects atomic_thread_fence(),
+ * and an RMW on a shared word would synchronise every pair of callers.
+ */
+#if defined(__x86_64__)
+#define rcu_tsan_mb()	__asm__ __volatile__("mfence" ::: "memory")
+#elif defined(__aarch64__)
+#define rcu_tsan_mb()	__asm__ __volatile__("dmb ish" ::: "memory")
+#elif defined(__powerpc64__)
+#define rcu_tsan_mb()	__asm__ __volatile__("sync" ::: "memory")
+#else
+#error "TSan build: add a full barrier for this architecture"
+#endif
+
 #define RCU_TSAN_SLOTS	256
 #define RCU_TSAN_WORDS	(RCU_TSAN_SLOTS / 64)
 
@@ -84,10 +98,9 @@ void __tsan_switch_to_fiber(void *fiber, unsigned int flags);
  * depth is read and written with relaxed atomics only: TSan turns a
  * seq_cst or acquire load into an acquire, which would order a reader's
  * accesses before every later call_rcu() caller (and so before its free)
- * and hide the very race this is for.  The snapshot cannot miss a reader
- * that entered its section before the caller's unlinking store on x86-64,
- * where the RMW of the reader's increment is a full barrier; elsewhere a
- * miss could only make TSan report a race that RCU excludes.
+ * and hide the very race this is for.  Barriers TSan cannot see order them
+ * instead (rcu_tsan_mb()): see
+ * rcu_tsan_snapshot() for which pairs with which.
  */
 struct rcu_tsan_slot {
 	int busy;		/* claimed by a live thread */
@@ -126,6 +139,8 @@ static void rcu_tsan_enter(void)
 
 	if (sl)
 		__atomic_add_fetch(&sl->depth, 1, __ATOMIC_RELAXED);
+	/* Before the section's loads; pairs with rcu_tsan_snapshot()'s first fence. */
+	rcu_tsan_mb();
 }
 
 static void rcu_tsan_exit(void)
@@ -134,6 +149,8 @@ static void rcu_tsan_exit(void)
 
 	__tsan_release(&rcu_tsan_gp);
 	__tsan_release(sl ? (void *)&sl->sync : (void *)&rcu_tsan_overflow);
+	/* The releases before the drop: rcu_tsan_snapshot() relies on it. */
+	rcu_tsan_mb();
 	if (sl)
 		__atomic_sub_fetch(&sl->depth, 1, __ATOMIC_RELAXED);
 }
@@ -146,14 +163,29 @@ static void rcu_tsan_thread_exit(void)
 }
 
 /*
- * At call_rcu(): (a) fold the ends of all sections so far into @head's
- * sync object, on a private fiber so that the caller acquires nothing;
- * return (b) the slots inside a section now.
+ * At call_rcu(): return (b) the slots inside a section now, then (a) fold
+ * the ends of all sections so far into @head's sync object, on a private
+ * fiber so that the caller acquires nothing.
+ *
+ * The order matters.  rcu_tsan_exit() releases rcu_tsan_gp before it
+ * drops the depth; a section whose exit falls between a fold taken first
+ * and a depth scan taken after would be in neither set, and its accesses
+ * would be reported as racing with the free.  Scanning first, a depth
+ * seen as zero was dropped after that section's release, so the fold
+ * that follows includes it.  The first barrier pairs with the one in
+ * rcu_tsan_enter() (store buffering: our caller's unlinking store against
+ * a reader's depth increment); the second keeps the relaxed scan before
+ * the fold.  TSan sees neither barrier, so they hide no race.
  */
 static uint64_t *rcu_tsan_snapshot(void *head)
 {
 	uint64_t *m = calloc(RCU_TSAN_WORDS, sizeof(*m));
 
+	rcu_tsan_mb();
+	for (int i = 0; m && i < RCU_TSAN_SLOTS; i++)
+		if (__atomic_load_n(&rcu_tsan_slots[i].depth, __ATOMIC_RELAXED))
+			m[i / 64] |= 1ull << (i % 64);
+	rcu_tsan_mb();
 	if (head) {
 		void *self = __tsan_get_current_fiber();
 
@@ -164,12 +196,7 @@ static uint64_t *rcu_tsan_snapshot(void *head)
 		__tsan_release(head);
 		__tsan_switch_to_fiber(self, TSAN_SWITCH_NO_SYNC);
 	}
-	if (!m)
-		return NULL;	/* then the callback acquires every slot */
-	for (int i = 0; i < RCU_TSAN_SLOTS; i++)
-		if (__atomic_load_n(&rcu_tsan_slots[i].depth, __ATOMIC_RELAXED))
-			m[i / 64] |= 1ull << (i % 64);
-	return m;
+	return m;	/* NULL: then the callback acquires every slot */
 }
 
 /* After a grace period that began after @m was taken; frees @m. */
@@ -253,6 +280,14 @@ void dcsim_call_rcu(struct dcsim_rcu_head *head, dcsim_rcu_cb_t func)
 	rcu_tsan_release(thunk);
 	urcu_memb_call_rcu(&thunk->head, rcu_thunk_call);
 }
+
+#if defined(__SANITIZE_THREAD__)
+/* The sync object is the thunk itself, which rcu_thunk_call() acquires. */
+void __dcsim_rcu_tsan_before_free(struct dcsim_rcu_head *head)
+{
+	__tsan_release(head);
+}
+#endif
 
 void dcsim_synchronize_rcu(void)
 {

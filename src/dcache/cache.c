@@ -45,6 +45,7 @@
 #include <string.h>
 
 #include "dcache.h"
+#include "rcu-internal.h"
 
 _Static_assert(sizeof(struct dcsim_dentry) <= 192, "struct dcsim_dentry must fit 192 bytes");
 #if defined(__x86_64__)
@@ -1342,6 +1343,8 @@ void dcsim_dput(struct dcsim_dentry *d)
 	if (!d)
 		return;
 	c = d->d_cache;
+	/* What we did with our reference comes before the free (TSan only). */
+	__dcsim_rcu_tsan_before_free(&d->d_rcu);
 	dstat_dput(c, READ_ONCE(c->strategy)->dput(d));
 }
 
