@@ -32,6 +32,9 @@
 
 #define BENCH_MAX_THREADS	128
 #define BENCH_NR_BOUNDS	4	/* subjects 0..3 of every run: floor, cmpxchg, spin, raw-lockref */
+#define BENCH_SUBJ_FLOOR	0
+#define BENCH_SUBJ_SPIN		2
+enum { BENCH_NEAR_FLOOR, BENCH_NEAR_SPIN, BENCH_NR_NEAR };
 #define BENCH_MAX_REPS		1000
 #define BENCH_ADAPTIVE_MAX_REPS	100	/* --max-reps default with --ci-width */
 
@@ -166,6 +169,13 @@ struct bench_config {
 	/* results */
 	struct bench_row *rows;
 	unsigned int nr_rows;
+	/*
+	 * The floor and spin bounds measured again inside each workload
+	 * block, [group][threads][BENCH_NEAR_*][rep]: xfloor and xspin of a
+	 * workload row divide by these, measured seconds apart from the
+	 * subject's cell, not by the bounds block's.
+	 */
+	struct bench_sample *near_bounds;
 	/* adaptive mode: how it ended */
 	const char *adaptive_end;	/* "converged", "time budget", "max reps" */
 	unsigned int adaptive_wide;	/* ratios still wider than ci_width */
@@ -269,6 +279,8 @@ struct bench_agg {
 
 void bench_aggregate(const struct bench_config *cfg, const struct bench_row *row,
 		     struct bench_agg *agg);
+struct bench_sample *bench_near_bound(const struct bench_config *cfg, unsigned int group,
+				      unsigned int tidx, unsigned int which, unsigned int rep);
 /* Per-rep ratios f(row)/f(other) into @v (reps where both ran); Return: count. */
 unsigned int bench_ratio_samples(const struct bench_config *cfg, const struct bench_row *row,
 				 int other, bool ns, double *v);
@@ -279,7 +291,11 @@ double bench_est_width(const struct bench_est *e);
 const char *bench_verdict(const struct bench_est *e, const char *op, double limit);
 
 /* stats.c */
-void bench_median_ci(const double *v, unsigned int n, uint64_t seed, struct bench_est *e);
+void bench_median_ci(const double *v, unsigned int n, struct bench_est *e);
+unsigned int bench_median_rank(unsigned int n);
+double bench_median_coverage(unsigned int n);
+/* P(two runs' intervals miss each other) when both draw from one distribution. */
+double bench_apart_by_chance(unsigned int na, unsigned int nb);
 /* ci95 of med(b)/med(a) - 1 from two independent sample sets. */
 void bench_change_ci(const double *a, unsigned int na, const double *b, unsigned int nb,
 		     uint64_t seed, struct bench_est *e);

@@ -141,8 +141,8 @@ static void compare_cell(const struct json *ra, const struct json *rb, uint64_t 
 		unsigned int nb = samples_of(rb, figures[k], b);
 		struct cmp_fig *f = &c->fig[k];
 
-		bench_median_ci(a, na, seed + 4 * k, &f->a);
-		bench_median_ci(b, nb, seed + 4 * k + 1, &f->b);
+		bench_median_ci(a, na, &f->a);
+		bench_median_ci(b, nb, &f->b);
 		bench_change_ci(a, na, b, nb, seed + 4 * k + 2, &f->change);
 		f->overlap = -1;
 		if (isfinite(f->a.lo) && isfinite(f->b.lo))
@@ -181,6 +181,70 @@ static void fmt_change(char *buf, size_t len, const struct cmp_fig *f)
 	else
 		snprintf(buf, len, "%+.1f%% [%+.1f,%+.1f] %s", 100 * f->change.med,
 			 100 * f->change.lo, 100 * f->change.hi, f->verdict);
+}
+
+/*
+ * The reproducibility check.  Two runs of one build on a quiet host should
+ * give overlapping intervals for the ratios, but not for every one of
+ * them: even when every repetition of both runs is an independent draw of
+ * one distribution, two 95% intervals miss each other with a probability
+ * of their own (0.8% for 5 repetitions each; bench_apart_by_chance()), so
+ * a few hundred ratios show a few apart by chance alone.  The check
+ * therefore states that expectation and how likely the count seen is
+ * under it; a count far above it means the runs really differ (drift,
+ * load, a change).  Ratios of one report share its baseline cells, so
+ * they are not independent and the tail is a guide, not a test.
+ */
+struct overlap_sum {
+	unsigned int both, apart;
+	double expected, p_tail;	/* mean and P(>= apart) of the chance count */
+};
+
+static void overlap_summary(const struct cmp_cell *c, unsigned int n, struct overlap_sum *o,
+			    FILE *list)
+{
+	/* the chance count's distribution (Poisson binomial), by convolution */
+	double *dist = calloc((size_t)n * (NR_FIGURES - 1) + 1, sizeof(*dist));
+
+	*o = (struct overlap_sum){ 0 };
+	if (dist)
+		dist[0] = 1;
+	for (unsigned int i = 0; i < n; i++)
+		for (int k = 1; k < NR_FIGURES; k++) {
+			const struct cmp_fig *g = &c[i].fig[k];
+			double p;
+
+			/* a ratio of a subject over itself is 1 in both */
+			if (g->overlap < 0 || (g->a.lo == g->a.hi && g->b.lo == g->b.hi))
+				continue;
+			p = bench_apart_by_chance(g->a.n, g->b.n);
+			if (!isfinite(p))
+				p = 0;
+			o->expected += p;
+			if (dist) {
+				for (unsigned int m = o->both + 1; m > 0; m--)
+					dist[m] = dist[m] * (1 - p) + dist[m - 1] * p;
+				dist[0] *= 1 - p;
+			}
+			o->both++;
+			if (g->overlap)
+				continue;
+			if (list && !o->apart)
+				fputs("ratios whose A and B intervals do not overlap:", list);
+			if (list)
+				fprintf(list, " %s/%u/%s:%s", c[i].group, c[i].threads, c[i].subject,
+					figures[k]);
+			o->apart++;
+		}
+	o->p_tail = NAN;
+	if (dist) {
+		o->p_tail = 0;
+		for (unsigned int m = o->apart; m <= o->both; m++)
+			o->p_tail += dist[m];
+		if (o->p_tail > 1)
+			o->p_tail = 1;
+	}
+	free(dist);
 }
 
 static void print_table(const struct report *a, const struct report *b, struct cmp_cell *c,
@@ -223,30 +287,16 @@ static void print_table(const struct report *a, const struct report *b, struct c
 	if (only_a || only_b)
 		fprintf(f, "; %u cell(s) only in A, %u only in B (not compared)", only_a, only_b);
 	fputc('\n', f);
-	/*
-	 * The reproducibility check: two runs of the same build on a quiet
-	 * host should give overlapping intervals for every ratio.
-	 */
 	{
-		unsigned int both = 0, apart = 0;
+		struct overlap_sum o;
 
-		for (unsigned int i = 0; i < n; i++)
-			for (int k = 1; k < NR_FIGURES; k++) {
-				const struct cmp_fig *g = &c[i].fig[k];
-
-				/* a ratio of a subject over itself is 1 in both */
-				if (g->overlap < 0 || (g->a.lo == g->a.hi && g->b.lo == g->b.hi))
-					continue;
-				both++;
-				if (g->overlap)
-					continue;
-				if (!apart++)
-					fputs("ratios whose A and B intervals do not overlap:", f);
-				fprintf(f, " %s/%u/%s:%s", c[i].group, c[i].threads, c[i].subject,
-					figures[k]);
-			}
+		overlap_summary(c, n, &o, f);
 		fprintf(f, "%sintervals overlap for %u of %u ratios (x, xfloor, xspin)\n",
-			apart ? "\n" : "", both - apart, both);
+			o.apart ? "\n" : "", o.both - o.apart, o.both);
+		if (o.both)
+			fprintf(f, "by chance alone (two runs of one setup, repetitions independent): "
+				"%.1f apart expected; P(%u or more apart) = %.2f, taking the ratios "
+				"as independent\n", o.expected, o.apart, o.p_tail);
 	}
 }
 
@@ -292,6 +342,8 @@ static void jest(FILE *f, const char *name, const struct bench_est *e)
 static void print_json(const struct report *a, const struct report *b, struct cmp_cell *c,
 		       unsigned int n, FILE *f)
 {
+	struct overlap_sum o;
+
 	fputs("{\n  \"tool\": \"dcsim-bench\", \"mode\": \"compare\",\n", f);
 	/* paths are the user's: no quote or backslash escaping beyond the basics */
 	fprintf(f, "  \"a\": {\"path\": \"%s\", \"date\": \"%s\", \"htm_live\": %s},\n", a->path,
@@ -314,7 +366,13 @@ static void print_json(const struct report *a, const struct report *b, struct cm
 		}
 		fprintf(f, "}%s\n", i + 1 < n ? "," : "");
 	}
-	fputs("  ]\n}\n", f);
+	overlap_summary(c, n, &o, NULL);
+	fprintf(f, "  ],\n  \"overlap\": {\"ratios\": %u, \"apart\": %u, \"expected_apart\": ",
+		o.both, o.apart);
+	jnum(f, o.expected);
+	fputs(", \"p_apart_or_more\": ", f);
+	jnum(f, o.p_tail);
+	fputs("}\n}\n", f);
 }
 
 static bool json_path_ok(const char *s)

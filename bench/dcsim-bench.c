@@ -56,7 +56,7 @@ static void usage(FILE *f)
 "      --seed N             seed for paths and names (default 1)\n"
 "      --warmup FRAC        share of every cell run first and discarded (default 0.1)\n"
 "\n"
-"Statistics: every median comes with a 95%% bootstrap interval over the reps.\n"
+"Statistics: every median comes with a 95%% interval over the reps (distribution-free).\n"
 "      --ci-width W         adaptive: add reps until every ratio's interval is within\n"
 "                           W of it (relative width, e.g. 0.05 or 5%%; from --reps >= 3)\n"
 "      --time-budget SEC    adaptive: start no rep after SEC seconds (default 300)\n"
@@ -365,7 +365,15 @@ static int build_rows(struct bench_config *cfg)
 				if (!r->samples || !r->agg)
 					return -ENOMEM;
 			}
-	return 0;
+	cfg->near_bounds = calloc((size_t)cfg->nr_groups * cfg->nr_threads * BENCH_NR_NEAR *
+				  cfg->max_reps, sizeof(*cfg->near_bounds));
+	return cfg->near_bounds ? 0 : -ENOMEM;
+}
+
+/* Cells of one repetition of block @g: a workload block also runs two bounds. */
+static unsigned int block_cells(const struct bench_config *cfg, unsigned int g)
+{
+	return cfg->groups[g].nr_subjects + (g ? BENCH_NR_NEAR : 0);
 }
 
 static struct bench_row *row_of(struct bench_config *cfg, unsigned int g, unsigned int ti,
@@ -400,27 +408,43 @@ static double mono_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* One (group, threads) block of one repetition, subjects rotated by @rep. */
+/*
+ * One (group, threads) block of one repetition, its cells rotated by @rep.
+ * A workload block's cells are its subjects and the floor and spin bounds:
+ * a ratio to a bound then divides by a cell measured seconds, not a whole
+ * pass over the groups, away (host speed drifts on that scale).
+ */
 static int run_block(struct bench_config *cfg, unsigned int rep, unsigned int g, unsigned int ti,
 		     unsigned long *done, unsigned long total, double t0, int *failed)
 {
 	const struct bench_group *grp = &cfg->groups[g];
+	unsigned int n = block_cells(cfg, g);
 
-	for (unsigned int k = 0; k < grp->nr_subjects; k++) {
-		unsigned int s = grp->first_subject + (k + rep) % grp->nr_subjects;
-		const struct bench_subject *subj = &cfg->subjects[s];
-		struct bench_row *row = row_of(cfg, g, ti, s);
-		const struct bench_workload *wl = grp->wl ? grp->wl : subj->bound;
+	for (unsigned int k = 0; k < n; k++) {
+		unsigned int c = (k + rep) % n, s;
+		const struct bench_workload *wl;
+		struct bench_sample *out;
 		double el = mono_s() - t0;
 		int err;
 
-		progress(cfg, *done, total, rep, grp->name, cfg->threads[ti], subj->name,
+		if (c < grp->nr_subjects) {
+			s = grp->first_subject + c;
+			wl = grp->wl ? grp->wl : cfg->subjects[s].bound;
+			out = &row_of(cfg, g, ti, s)->samples[rep];
+		} else {
+			c -= grp->nr_subjects;
+			s = c == BENCH_NEAR_FLOOR ? BENCH_SUBJ_FLOOR : BENCH_SUBJ_SPIN;
+			wl = cfg->subjects[s].bound;
+			out = bench_near_bound(cfg, g, ti, c, rep);
+		}
+		progress(cfg, *done, total, rep, grp->name, cfg->threads[ti], cfg->subjects[s].name,
 			 *done ? el * (total - *done) / *done : 0);
-		err = bench_run_cell(cfg, wl, subj, cfg->threads[ti], &row->samples[rep]);
+		err = bench_run_cell(cfg, wl, &cfg->subjects[s], cfg->threads[ti], out);
 		if (err && (*failed)++ < 3)
 			fprintf(stderr, "%s" PROG ": %s/%s at %u threads failed: %s%s\n",
-				cfg->progress ? "\n" : "", grp->name, subj->name, cfg->threads[ti],
-				strerror(-err), *failed == 3 ? " (further failures not shown)" : "");
+				cfg->progress ? "\n" : "", grp->name, cfg->subjects[s].name,
+				cfg->threads[ti], strerror(-err),
+				*failed == 3 ? " (further failures not shown)" : "");
 		(*done)++;
 	}
 	return 0;
@@ -429,9 +453,10 @@ static int run_block(struct bench_config *cfg, unsigned int rep, unsigned int g,
 /*
  * Adaptive mode: which (group, threads) blocks need another repetition.
  * A block does when one of its ratios (over the baseline, the floor, the
- * spin bound) has a ci95 wider than --ci-width of its median; the bounds
- * block at the same thread count runs with it, since xfloor and xspin are
- * formed within a repetition.  Return: ratios still too wide.
+ * spin bound) has a ci95 wider than --ci-width of its median.  A workload
+ * block measures its own floor and spin cells (run_block()), so it needs
+ * the bounds block only for the bounds' own rows.  Return: ratios still
+ * too wide.
  */
 static unsigned int blocks_wanted(struct bench_config *cfg, bool *want)
 {
@@ -458,10 +483,8 @@ static unsigned int blocks_wanted(struct bench_config *cfg, bool *want)
 				more = true;
 			}
 		}
-		if (more) {
+		if (more)
 			want[row->group * cfg->nr_threads + row->tidx] = true;
-			want[0 * cfg->nr_threads + row->tidx] = true;	/* bounds */
-		}
 	}
 	cfg->adaptive_ratios = checked;
 	return wide;
@@ -477,11 +500,14 @@ static unsigned int blocks_wanted(struct bench_config *cfg, bool *want)
 static int run_all(struct bench_config *cfg)
 {
 	unsigned int reps_min = cfg->reps;
-	unsigned long total = (unsigned long)cfg->nr_rows * reps_min, done = 0;
+	unsigned long per_rep = 0, total, done = 0;
 	bool want[8 * 32];
 	double t0 = mono_s(), rep_s = 0;
 	int failed = 0;
 
+	for (unsigned int g = 0; g < cfg->nr_groups; g++)
+		per_rep += (unsigned long)block_cells(cfg, g) * cfg->nr_threads;
+	total = per_rep * reps_min;
 	cfg->adaptive_end = "max reps";
 	for (unsigned int i = 0; i < DCSIM_ARRAY_SIZE(want); i++)
 		want[i] = true;
@@ -489,7 +515,7 @@ static int run_all(struct bench_config *cfg)
 		double r0 = mono_s();
 
 		if (rep >= reps_min) {
-			unsigned long blocks = 0;
+			unsigned long cells = 0;
 
 			cfg->reps = rep;
 			cfg->adaptive_wide = blocks_wanted(cfg, want);
@@ -502,9 +528,11 @@ static int run_all(struct bench_config *cfg)
 				cfg->adaptive_end = "time budget";
 				break;
 			}
-			for (unsigned int i = 0; i < cfg->nr_groups * cfg->nr_threads; i++)
-				blocks += want[i];
-			total = done + blocks * cfg->nr_rows / (cfg->nr_groups * cfg->nr_threads);
+			for (unsigned int g = 0; g < cfg->nr_groups; g++)
+				for (unsigned int ti = 0; ti < cfg->nr_threads; ti++)
+					if (want[g * cfg->nr_threads + ti])
+						cells += block_cells(cfg, g);
+			total = done + cells;
 		}
 		for (unsigned int ti = 0; ti < cfg->nr_threads; ti++)
 			for (unsigned int g = 0; g < cfg->nr_groups; g++)

@@ -9,7 +9,7 @@
  *          log scale so that 0.1% and 100% are both readable, with the 1%
  *          target drawn across.  Zero is drawn at the bottom of the axis.
  *   right: throughput over the baseline strategy, the median of per-rep
- *          ratios with its 95% bootstrap interval as error bars.
+ *          ratios with its 95% interval as error bars.
  *
  * --compare A B --plot FILE.png draws, per workload, every cell's ratio over
  * the baseline in A and in B side by side, with their intervals.

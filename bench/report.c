@@ -62,9 +62,20 @@ int bench_find_row(const struct bench_config *cfg, const char *group,
 	return -1;
 }
 
+/* The floor (@which BENCH_NEAR_FLOOR) or spin bound of block (@group, @tidx). */
+struct bench_sample *bench_near_bound(const struct bench_config *cfg, unsigned int group,
+				      unsigned int tidx, unsigned int which, unsigned int rep)
+{
+	size_t i = ((size_t)group * cfg->nr_threads + tidx) * BENCH_NR_NEAR + which;
+
+	return &cfg->near_bounds[i * cfg->max_reps + rep];
+}
+
 /*
  * f(row)/f(other) repetition by repetition, where both were measured in
- * the same repetition: @ns picks ns/op (CPU time), else throughput.
+ * the same repetition: @ns picks ns/op (CPU time), else throughput.  A
+ * workload row over the floor or spin bound takes the bound's cell from
+ * its own block.
  */
 unsigned int bench_ratio_samples(const struct bench_config *cfg, const struct bench_row *row,
 				 int other, bool ns, double *v)
@@ -72,11 +83,17 @@ unsigned int bench_ratio_samples(const struct bench_config *cfg, const struct be
 	double (*f)(const struct bench_sample *) = ns ? bench_sample_ns_op : bench_sample_ops_s;
 	unsigned int n = 0;
 
+	int near = -1;
+
 	if (other < 0)
 		return 0;
+	if (cfg->near_bounds && row->group && !cfg->rows[other].group)
+		near = cfg->rows[other].subject == BENCH_SUBJ_FLOOR ? BENCH_NEAR_FLOOR :
+		       cfg->rows[other].subject == BENCH_SUBJ_SPIN ? BENCH_NEAR_SPIN : -1;
 	for (unsigned int r = 0; r < cfg->reps; r++) {
 		const struct bench_sample *a = &row->samples[r];
-		const struct bench_sample *b = &cfg->rows[other].samples[r];
+		const struct bench_sample *b = near < 0 ? &cfg->rows[other].samples[r] :
+			bench_near_bound(cfg, row->group, row->tidx, (unsigned int)near, r);
 		double x, y;
 
 		if (!a->done || !b->done)
@@ -89,26 +106,18 @@ unsigned int bench_ratio_samples(const struct bench_config *cfg, const struct be
 	return n;
 }
 
-/* Seed for the bootstrap of figure @what of @row: reproducible per report. */
-static uint64_t boot_seed(const struct bench_config *cfg, const struct bench_row *row,
-			  unsigned int what)
-{
-	return (cfg->seed + 1) * 0x100000001b3ull + (uint64_t)(row - cfg->rows) * 16 + what;
-}
-
 static void ratio_est(const struct bench_config *cfg, const struct bench_row *row, int other,
-		      bool ns, unsigned int what, struct bench_est *e)
+		      bool ns, struct bench_est *e)
 {
 	double v[BENCH_MAX_REPS];
 
-	bench_median_ci(v, bench_ratio_samples(cfg, row, other, ns, v),
-			boot_seed(cfg, row, what), e);
+	bench_median_ci(v, bench_ratio_samples(cfg, row, other, ns, v), e);
 }
 
 static void aggregate(const struct bench_config *cfg, const struct bench_row *row,
 		      struct bench_agg *agg)
 {
-	double ops_s[BENCH_MAX_REPS], ns_op[BENCH_MAX_REPS];
+	double ops_s[BENCH_MAX_REPS] = { 0 }, ns_op[BENCH_MAX_REPS] = { 0 };
 	unsigned int nthreads = cfg->threads[row->tidx];
 	const struct bench_subject *subj = &cfg->subjects[row->subject];
 	unsigned int n = 0;
@@ -133,8 +142,8 @@ static void aggregate(const struct bench_config *cfg, const struct bench_row *ro
 	}
 	agg->n = n;
 	agg->computed_reps = cfg->reps;
-	bench_median_ci(ops_s, n, boot_seed(cfg, row, 0), &agg->ops_s);
-	bench_median_ci(ns_op, n, boot_seed(cfg, row, 1), &agg->ns_op);
+	bench_median_ci(ops_s, n, &agg->ops_s);
+	bench_median_ci(ns_op, n, &agg->ns_op);
 	agg->ops_s_med = median(ops_s, n);
 	agg->ops_s_min = n ? ops_s[0] : NAN;
 	agg->ops_s_max = n ? ops_s[n - 1] : NAN;
@@ -147,10 +156,10 @@ static void aggregate(const struct bench_config *cfg, const struct bench_row *ro
 	if (subj->kind == BENCH_STRATEGY)
 		ratio_est(cfg, row, bench_find_row(cfg, cfg->groups[row->group].name, nthreads,
 						   cfg->subjects[cfg->baseline].name),
-			  false, 2, &agg->r_base);
-	ratio_est(cfg, row, bench_find_row(cfg, "bounds", nthreads, "floor"), true, 3,
+			  false, &agg->r_base);
+	ratio_est(cfg, row, bench_find_row(cfg, "bounds", nthreads, "floor"), true,
 		  &agg->r_floor);
-	ratio_est(cfg, row, bench_find_row(cfg, "bounds", nthreads, "spin"), true, 4,
+	ratio_est(cfg, row, bench_find_row(cfg, "bounds", nthreads, "spin"), true,
 		  &agg->r_ceil);
 	agg->ratio_base = agg->r_base.med;
 	agg->x_floor = agg->r_floor.med;
@@ -353,8 +362,7 @@ static unsigned int eval_targets(const struct bench_config *cfg, const struct be
 			if (r < 0)
 				continue;
 			/* against locked whatever --baseline says */
-			bench_median_ci(v, bench_ratio_samples(cfg, &cfg->rows[r], base, false, v),
-					(cfg->seed + 7) * 31 + (uint64_t)r, &e);
+			bench_median_ci(v, bench_ratio_samples(cfg, &cfg->rows[r], base, false, v), &e);
 			t[n++] = (struct target){
 				.id = "hot-vs-locked",
 				.what = "hot 2 threads: throughput over locked",
@@ -570,7 +578,7 @@ static void print_table(const struct bench_config *cfg, const struct bench_host 
 		"ns/op = CPU time per op per thread;\n"
 		"         x = throughput over %s; xfloor/xspin = ns/op over the floor/spin bound "
 		"(per-rep ratios, median);\n"
-		"         ci95 = 95%% bootstrap interval of the median over reps, ci\xc2\xb1 = its larger "
+		"         ci95 = 95%% interval of the median over reps (order statistics), ci\xc2\xb1 = its larger "
 		"half-width in %% (- : one rep);\n"
 		"         d_lock%% = dputs that took d_lock; retry/op = failed lockref cmpxchg per op;\n"
 		"         htm ok%% = committed transactions of those attempted\n",
@@ -967,6 +975,21 @@ static void print_json(const struct bench_config *cfg, const struct bench_host *
 			k = bench_ratio_samples(cfg, row, bench_find_row(cfg, "bounds", nthr, "spin"),
 						true, v);
 			json_samples(f, "x_spin", v, k);
+			if (row->group) {
+				/* the bounds measured in this row's block, per rep */
+				for (unsigned int b = 0; b < BENCH_NR_NEAR; b++) {
+					k = 0;
+					for (unsigned int r = 0; r < cfg->reps; r++) {
+						const struct bench_sample *nb =
+							bench_near_bound(cfg, row->group, row->tidx, b, r);
+
+						if (row->samples[r].done)
+							v[k++] = nb->done ? bench_sample_ns_op(nb) : NAN;
+					}
+					json_samples(f, b == BENCH_NEAR_FLOOR ? "floor_ns_op" :
+						     "spin_ns_op", v, k);
+				}
+			}
 			fputs("},\n     \"samples_ops_s\": [", f);
 			k = 0;
 			for (unsigned int r = 0; r < cfg->reps; r++)

@@ -8,16 +8,21 @@ Runs in a few seconds with operation counts instead of durations, so the
 result does not depend on how busy the machine is.  Checks: --help/--list,
 that csv and json parse and hold the bounds, every selected strategy and
 the host facts (CPU, HTM live, load, steal), the 95% intervals (ci95_lo <=
-median <= ci95_hi wherever an interval exists), the targets' verdicts, the
-adaptive mode (--ci-width, --time-budget, --max-reps), --compare of two
-reports in every format, that --plot writes a PNG when gnuplot is
+median <= ci95_hi wherever an interval exists, and the order statistics
+of the samples that the rank rule names), that xfloor divides by the floor
+measured in the row's own block, the targets' verdicts, the adaptive mode
+(--ci-width, --time-budget, --max-reps), --compare of two reports in every
+format with its overlap count and the count expected by chance (checked
+against an enumeration of rank orders), that --plot writes a PNG when gnuplot is
 installed, and that each kind of bad input exits 2 with a message naming
 the problem.
 """
 
 import csv
 import io
+import itertools
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -42,6 +47,29 @@ def check(cond, what):
     print(("ok   " if cond else "FAIL ") + what)
     if not cond:
         FAILS.append(what)
+
+
+def median_rank(n):
+    """Lower rank (from 1) of the distribution-free 95% interval of a median."""
+    def cdf(k):
+        return sum(math.comb(n, i) for i in range(k + 1)) / 2.0 ** n
+    k = 1
+    while k < n // 2 and cdf(k) <= 0.025:
+        k += 1
+    return k
+
+
+def apart_by_chance(na, nb):
+    """P(two runs' intervals miss each other), by enumerating rank orders."""
+    ka, kb = median_rank(na), median_rank(nb)
+    apart = total = 0
+    for pos in itertools.combinations(range(na + nb), na):
+        a = list(pos)
+        b = [i for i in range(na + nb) if i not in pos]
+        alo, ahi, blo, bhi = a[ka - 1], a[na - ka], b[kb - 1], b[nb - kb]
+        apart += ahi < blo or bhi < alo
+        total += 1
+    return apart / total
 
 
 def main():
@@ -131,6 +159,28 @@ def main():
               a["config"]["adaptive"]["end"] in ("converged", "max reps", "time budget") and
               3 <= a["config"]["reps"] <= 8, "--ci-width runs adaptively (stderr: %s)" %
               err.strip()[:200])
+        if a:
+            bad = []
+            for r in a["rows"]:
+                v = sorted(r["samples"]["ns_op"])
+                if len(v) >= 2:
+                    k = median_rank(len(v))
+                    if (r["ns_op"]["ci95_lo"], r["ns_op"]["ci95_hi"]) != (v[k - 1], v[len(v) - k]):
+                        bad.append((r["group"], r["subject"], len(v)))
+            check(not bad, "ns/op intervals are the order statistics of the samples (%s)" % bad[:3])
+            bad = []
+            for r in a["rows"]:
+                sm = r["samples"]
+                if r["group"] == "bounds":
+                    continue
+                if len(sm.get("floor_ns_op", [])) != len(sm["ns_op"]):
+                    bad.append((r["subject"], "no floor samples"))
+                    continue
+                for x, ns, fl in zip(sm["x_floor"], sm["ns_op"], sm["floor_ns_op"]):
+                    if abs(x - ns / fl) > 1e-4 * x:
+                        bad.append((r["subject"], x, ns / fl))
+            check(not bad, "xfloor divides by the floor measured in the row's own block (%s)" %
+                  bad[:3])
         if a and a["config"]["adaptive"]["end"] == "converged":
             wide = [(r["group"], r["subject"], k) for r in a["rows"]
                     for k, e in r["ratios"].items()
@@ -170,6 +220,17 @@ def main():
         check(bool(fast) and fast[0]["vs_baseline"]["change"]["ci95_lo"] is not None and
               fast[0]["vs_baseline"]["change"]["ci95_lo"] <= fast[0]["vs_baseline"]["change"]["value"]
               <= fast[0]["vs_baseline"]["change"]["ci95_hi"], "--compare: the change lies in its interval")
+        ov = cj.get("overlap", {})
+        check(all(k in ov for k in ("ratios", "apart", "expected_apart", "p_apart_or_more")) and
+              0 <= ov["apart"] <= ov["ratios"] and ov["ratios"] > 0,
+              "--compare json: the overlap count and its chance expectation")
+        rc, out, err = run(["--compare", pb, pb, "-f", "json"])
+        ov = json.loads(out).get("overlap", {}) if rc == 0 else {}
+        want = ov.get("ratios", 0) * apart_by_chance(3, 3)
+        check(ov.get("apart") == 0 and ov.get("p_apart_or_more") == 1 and
+              abs(ov.get("expected_apart", -1) - want) < 1e-4,
+              "--compare of a 3-rep report with itself: none apart, %.4f expected by chance "
+              "(got %s)" % (want, ov))
         rc, out, err = run(["--compare", pa, pa, "-f", "csv"])
         crow = list(csv.DictReader(io.StringIO(out))) if rc == 0 else []
         rc2, out2, _ = run(["--compare", pa, pa])
