@@ -190,6 +190,30 @@ struct dcsim_cache_snapshot {
 DCSIM_API int dcsim_cache_snapshot(struct dcsim_cache *cache, struct dcsim_cache_snapshot *snap);
 DCSIM_API void dcsim_cache_snapshot_release(struct dcsim_cache_snapshot *snap);
 
+/*
+ * One difference between two snapshots: a dentry (@a, @b; NULL on the side
+ * it is absent from) whose state differs, or, with @counter set, a counter
+ * and its two values.
+ */
+struct dcsim_snapshot_delta {
+	const struct dcsim_dentry_state *a, *b;
+	const char *counter;
+	int64_t va, vb;
+};
+
+typedef void (*dcsim_snapshot_delta_fn)(const struct dcsim_snapshot_delta *delta, void *arg);
+
+/**
+ * dcsim_snapshot_diff_each() - call @fn for each difference between @a and
+ * @b, dentries in id order, then the counters.  Two dentry states differ
+ * when any field does (parent, count, flags, LRU position, hashed, dead,
+ * name).  @fn may be NULL to only count.
+ * Return: number of differences.
+ */
+DCSIM_API unsigned int dcsim_snapshot_diff_each(const struct dcsim_cache_snapshot *a,
+						const struct dcsim_cache_snapshot *b,
+						dcsim_snapshot_delta_fn fn, void *arg);
+
 /**
  * dcsim_snapshot_diff() - compare two snapshots field by field.
  * Return: number of differences; the first ones are described in @buf.

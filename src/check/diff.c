@@ -331,53 +331,43 @@ static size_t appendf(char *buf, size_t len, size_t used, const char *fmt, ...)
 	return used < len ? used : len - 1;
 }
 
-/* model vs spec, one labelled pair per differing dentry, by path. */
+struct state_diff_ctx {
+	struct run *r;
+	size_t used;
+};
+
+static void state_delta(const struct dcsim_snapshot_delta *d, void *arg)
+{
+	struct state_diff_ctx *ctx = arg;
+	char *b = ctx->r->err, x[256] = "(gone)", y[256] = "(gone)", p[128];
+	size_t len = sizeof(ctx->r->err);
+
+	if (d->counter) {
+		ctx->used = appendf(b, len, ctx->used, "\n  counter %s\n    model: %" PRId64
+				    "\n    spec:  %" PRId64, d->counter, d->va, d->vb);
+		return;
+	}
+	if (d->a)
+		state_fields(d->a, x, sizeof(x));
+	if (d->b)
+		state_fields(d->b, y, sizeof(y));
+	id_path(ctx->r, d->a ? d->a->id : d->b->id, p, sizeof(p));
+	ctx->used = appendf(b, len, ctx->used, "\n  %s\n    model: %s\n    spec:  %s", p, x, y);
+	/* state_fields() names the flags the spec models; say if others differ */
+	if (d->a && d->b && !strcmp(x, y))
+		ctx->used = appendf(b, len, ctx->used, "\n    (parent #%" PRIu64 " vs #%" PRIu64
+				    ", flags 0x%08" PRIx32 " vs 0x%08" PRIx32 ")",
+				    d->a->parent_id, d->b->parent_id, d->a->flags, d->b->flags);
+}
+
+/* model vs spec, one labelled pair per difference, dentries by path. */
 static void state_diff(struct run *r, const struct dcsim_cache_snapshot *m,
 		       const struct dcsim_cache_snapshot *sp)
 {
-	char *b = r->err, x[256], y[256], p[128];
-	size_t len = sizeof(r->err), used = 0, i = 0, j = 0;
+	struct state_diff_ctx ctx = { .r = r };
 
-	used = appendf(b, len, used, "state differs from the spec:");
-	while (i < m->nr || j < sp->nr) {
-		const struct dcsim_dentry_state *q = i < m->nr ? &m->dentries[i] : NULL;
-		const struct dcsim_dentry_state *w = j < sp->nr ? &sp->dentries[j] : NULL;
-
-		if (q && (!w || q->id < w->id)) {
-			state_fields(q, x, sizeof(x));
-			id_path(r, q->id, p, sizeof(p));
-			used = appendf(b, len, used, "\n  %s\n    model: %s\n    spec:  (gone)", p, x);
-			i++;
-		} else if (w && (!q || w->id < q->id)) {
-			state_fields(w, y, sizeof(y));
-			id_path(r, w->id, p, sizeof(p));
-			used = appendf(b, len, used, "\n  %s\n    model: (gone)\n    spec:  %s", p, y);
-			j++;
-		} else {
-			state_fields(q, x, sizeof(x));
-			state_fields(w, y, sizeof(y));
-			if (strcmp(x, y) || q->parent_id != w->parent_id) {
-				id_path(r, q->id, p, sizeof(p));
-				used = appendf(b, len, used, "\n  %s\n    model: %s\n    spec:  %s", p, x, y);
-			}
-			i++;
-			j++;
-		}
-	}
-#define CMP_COUNTER(f)								\
-	do {									\
-		if (m->counters.f != sp->counters.f)				\
-			used = appendf(b, len, used, "\n  counter " #f		\
-				       "\n    model: %" PRId64 "\n    spec:  %" PRId64, \
-				       m->counters.f, sp->counters.f);		\
-	} while (0)
-	CMP_COUNTER(nr_dentry);
-	CMP_COUNTER(nr_hashed);
-	CMP_COUNTER(nr_lru);
-	CMP_COUNTER(allocs);
-	CMP_COUNTER(kills);
-	CMP_COUNTER(frees);
-#undef CMP_COUNTER
+	ctx.used = appendf(r->err, sizeof(r->err), 0, "state differs from the spec:");
+	dcsim_snapshot_diff_each(m, sp, state_delta, &ctx);
 }
 
 /*
@@ -424,7 +414,7 @@ static bool compare(struct run *r)
 		dcsim_cache_snapshot_release(&a);
 		return mismatch(r, "spec: snapshot failed");
 	}
-	n = dcsim_snapshot_diff(&a, &b, NULL, 0);
+	n = dcsim_snapshot_diff_each(&a, &b, NULL, NULL);
 	if (n)
 		state_diff(r, &a, &b);
 	dcsim_cache_snapshot_release(&a);

@@ -227,44 +227,56 @@ static void __attribute__((format(printf, 2, 3))) report(struct report *r, const
 	}
 }
 
-unsigned int dcsim_snapshot_diff(const struct dcsim_cache_snapshot *a,
-				 const struct dcsim_cache_snapshot *b, char *buf, size_t len)
+static bool dentry_state_equal(const struct dcsim_dentry_state *p,
+			       const struct dcsim_dentry_state *q)
 {
-	struct report r = { .buf = buf, .len = len };
-	char x[256], y[256];
+	return p->parent_id == q->parent_id && p->count == q->count && p->flags == q->flags &&
+	       p->lru_pos == q->lru_pos && p->hashed == q->hashed && p->dead == q->dead &&
+	       !strcmp(p->name, q->name);
+}
+
+unsigned int dcsim_snapshot_diff_each(const struct dcsim_cache_snapshot *a,
+				      const struct dcsim_cache_snapshot *b,
+				      dcsim_snapshot_delta_fn fn, void *arg)
+{
+	unsigned int nr = 0;
 	size_t i = 0, j = 0;
 
-	if (len)
-		buf[0] = '\0';
+	/* Both are sorted by id: merge them. */
 	while (i < a->nr || j < b->nr) {
+		struct dcsim_snapshot_delta d = { 0 };
 		const struct dcsim_dentry_state *p = i < a->nr ? &a->dentries[i] : NULL;
 		const struct dcsim_dentry_state *q = j < b->nr ? &b->dentries[j] : NULL;
 
 		if (p && (!q || p->id < q->id)) {
-			dcsim_dentry_state_format(p, x, sizeof(x));
-			report(&r, "only in first:  %s", x);
+			d.a = p;
 			i++;
 		} else if (q && (!p || q->id < p->id)) {
-			dcsim_dentry_state_format(q, y, sizeof(y));
-			report(&r, "only in second: %s", y);
+			d.b = q;
 			j++;
 		} else {
-			if (p->parent_id != q->parent_id || p->count != q->count ||
-			    p->flags != q->flags || p->lru_pos != q->lru_pos ||
-			    p->hashed != q->hashed || p->dead != q->dead || strcmp(p->name, q->name)) {
-				dcsim_dentry_state_format(p, x, sizeof(x));
-				dcsim_dentry_state_format(q, y, sizeof(y));
-				report(&r, "differs:\n  first:  %s\n  second: %s", x, y);
-			}
 			i++;
 			j++;
+			if (dentry_state_equal(p, q))
+				continue;
+			d.a = p;
+			d.b = q;
 		}
+		nr++;
+		if (fn)
+			fn(&d, arg);
 	}
 #define CMP_COUNTER(f)								\
 	do {									\
-		if (a->counters.f != b->counters.f)				\
-			report(&r, "counter " #f ": %" PRId64 " vs %" PRId64,	\
-			       a->counters.f, b->counters.f);			\
+		if (a->counters.f != b->counters.f) {				\
+			struct dcsim_snapshot_delta d = {			\
+				.counter = #f, .va = a->counters.f,		\
+				.vb = b->counters.f,				\
+			};							\
+			nr++;							\
+			if (fn)							\
+				fn(&d, arg);					\
+		}								\
 	} while (0)
 	CMP_COUNTER(nr_dentry);
 	CMP_COUNTER(nr_hashed);
@@ -273,6 +285,38 @@ unsigned int dcsim_snapshot_diff(const struct dcsim_cache_snapshot *a,
 	CMP_COUNTER(kills);
 	CMP_COUNTER(frees);
 #undef CMP_COUNTER
+	return nr;
+}
+
+static void diff_report(const struct dcsim_snapshot_delta *d, void *arg)
+{
+	struct report *r = arg;
+	char x[256], y[256];
+
+	if (d->counter) {
+		report(r, "counter %s: %" PRId64 " vs %" PRId64, d->counter, d->va, d->vb);
+		return;
+	}
+	if (d->a)
+		dcsim_dentry_state_format(d->a, x, sizeof(x));
+	if (d->b)
+		dcsim_dentry_state_format(d->b, y, sizeof(y));
+	if (!d->b)
+		report(r, "only in first:  %s", x);
+	else if (!d->a)
+		report(r, "only in second: %s", y);
+	else
+		report(r, "differs:\n  first:  %s\n  second: %s", x, y);
+}
+
+unsigned int dcsim_snapshot_diff(const struct dcsim_cache_snapshot *a,
+				 const struct dcsim_cache_snapshot *b, char *buf, size_t len)
+{
+	struct report r = { .buf = buf, .len = len };
+
+	if (len)
+		buf[0] = '\0';
+	dcsim_snapshot_diff_each(a, b, diff_report, &r);
 	return r.nr;
 }
 

@@ -532,6 +532,30 @@ static void test_link(void **state)
 
 /* ---- snapshot ------------------------------------------------------------ */
 
+struct deltas {
+	unsigned int dentries, only_a, only_b, counters;
+	const char *counter;
+	uint64_t id;
+};
+
+static void count_delta(const struct dcsim_snapshot_delta *d, void *arg)
+{
+	struct deltas *n = arg;
+
+	if (d->counter) {
+		n->counters++;
+		n->counter = d->counter;
+		assert_true(d->va != d->vb);
+		assert_null(d->a);
+		assert_null(d->b);
+		return;
+	}
+	n->dentries++;
+	n->only_a += !d->b;
+	n->only_b += !d->a;
+	n->id = d->a ? d->a->id : d->b->id;
+}
+
 static void test_snapshot(void **state)
 {
 	struct dcsim_cache *c = dcsim_cache_create_named("fast");
@@ -557,6 +581,31 @@ static void test_snapshot(void **state)
 	assert_int_equal(dcsim_snapshot_diff(&s1, &s1, diff, sizeof(diff)), 0);
 	assert_int_equal(dcsim_snapshot_diff(&s1, &s2, diff, sizeof(diff)), 2); /* a + nr_lru */
 	assert_non_null(strstr(diff, "differs"));
+	{
+		struct deltas n = { 0 };
+		struct dcsim_dentry_state saved = s2.dentries[1];
+
+		/* the walker and the formatter see the same differences */
+		assert_int_equal(dcsim_snapshot_diff_each(&s1, &s2, count_delta, &n), 2);
+		assert_int_equal(n.dentries, 1);
+		assert_int_equal(n.counters, 1);
+		assert_string_equal(n.counter, "nr_lru");
+		assert_int_equal(n.id, dcsim_d_id(a));
+		assert_int_equal(dcsim_snapshot_diff_each(&s1, &s2, NULL, NULL), 2);
+		/* a flag bit alone is a difference; a missing dentry is one too */
+		s2.dentries[1] = s1.dentries[1];
+		s2.dentries[1].flags ^= DCSIM_DCACHE_OP_DELETE;
+		assert_int_equal(dcsim_snapshot_diff(&s1, &s2, diff, sizeof(diff)), 2);
+		s2.nr = 1;
+		memset(&n, 0, sizeof(n));
+		assert_int_equal(dcsim_snapshot_diff_each(&s1, &s2, count_delta, &n), 2);
+		assert_int_equal(n.only_a, 1);
+		assert_int_equal(n.only_b, 0);
+		assert_int_equal(dcsim_snapshot_diff(&s2, &s1, diff, sizeof(diff)), 2);
+		assert_non_null(strstr(diff, "only in second"));
+		s2.nr = 2;
+		s2.dentries[1] = saved;
+	}
 	dcsim_cache_snapshot_release(&s1);
 	dcsim_cache_snapshot_release(&s2);
 	dcsim_dput(root);
