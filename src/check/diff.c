@@ -145,22 +145,6 @@ static bool got_new(struct run *r, uint32_t id, struct dcsim_dentry *d)
 	return true;
 }
 
-static int op_always(const struct dcsim_dentry *x)
-{
-	(void)x;
-	return 1;
-}
-
-static int op_never(const struct dcsim_dentry *x)
-{
-	(void)x;
-	return 0;
-}
-
-static const struct dcsim_dentry_operations ops[2] = {
-	{ .d_delete = op_always }, { .d_delete = op_never },
-};
-
 static void id_path(struct run *r, uint64_t id, char *buf, size_t len)
 {
 	if (id == 0)
@@ -249,11 +233,14 @@ bool diff_apply(struct run *r, const struct step *st)
 		if (r->c)
 			dcsim_d_invalidate(d);
 		return true;
-	case T_SETOP:
-		spec_set_op(s, st->a, st->arg & 1 ? SPEC_OP_NEVER : SPEC_OP_ALWAYS);
+	case T_SETOP: {
+		enum spec_op_kind op = st->arg & 1 ? SPEC_OP_NEVER : SPEC_OP_ALWAYS;
+
+		spec_set_op(s, st->a, op);
 		if (r->c)
-			dcsim_d_set_op(d, &ops[st->arg & 1]);
+			dcsim_d_set_op(d, spec_d_op(op));
 		return true;
+	}
 	case T_SETFLAGS: {
 		uint32_t f = st->arg & 1 ? DCSIM_DCACHE_DONTCACHE : DCSIM_DCACHE_DISCONNECTED;
 

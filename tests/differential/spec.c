@@ -49,6 +49,26 @@ uint32_t spec_alloc(struct spec *s, uint32_t parent, const char *name)
 	return new_dentry(s, parent, name);
 }
 
+static int op_always(const struct dcsim_dentry *d)
+{
+	(void)d;
+	return 1;
+}
+
+static int op_never(const struct dcsim_dentry *d)
+{
+	(void)d;
+	return 0;
+}
+
+const struct dcsim_dentry_operations *spec_d_op(enum spec_op_kind op)
+{
+	static const struct dcsim_dentry_operations always = { .d_delete = op_always };
+	static const struct dcsim_dentry_operations never = { .d_delete = op_never };
+
+	return op == SPEC_OP_NEVER ? &never : &always;
+}
+
 void spec_set_op(struct spec *s, uint32_t id, enum spec_op_kind op)
 {
 	s->d[id].op = op;

@@ -43,6 +43,8 @@ void spec_init(struct spec *s, enum dcsim_retain_style style);
 uint32_t spec_alloc_root(struct spec *s, const char *name);
 uint32_t spec_alloc(struct spec *s, uint32_t parent, const char *name);
 void spec_set_op(struct spec *s, uint32_t id, enum spec_op_kind op);
+/* The d_op whose d_delete() does what @op says (ALWAYS or NEVER). */
+const struct dcsim_dentry_operations *spec_d_op(enum spec_op_kind op);
 void spec_set_flags(struct spec *s, uint32_t id, uint32_t flags);
 void spec_add(struct spec *s, uint32_t id, bool positive);
 void spec_rehash(struct spec *s, uint32_t id);

@@ -116,22 +116,6 @@ static bool valid(const struct run *r, const struct step *st)
 	}
 }
 
-static int op_always(const struct dcsim_dentry *x)
-{
-	(void)x;
-	return 1;
-}
-
-static int op_never(const struct dcsim_dentry *x)
-{
-	(void)x;
-	return 0;
-}
-
-static const struct dcsim_dentry_operations ops[2] = {
-	{ .d_delete = op_always }, { .d_delete = op_never },
-};
-
 static uint64_t id_of(const struct dcsim_dentry *d)
 {
 	return d ? dcsim_d_id(d) : 0;
@@ -210,7 +194,9 @@ static bool apply(struct run *r, const struct step *st)
 		case T_DROP:		dcsim_d_drop(d); break;
 		case T_DELETE:		dcsim_d_delete(d); break;
 		case T_INVALIDATE:	dcsim_d_invalidate(d); break;
-		case T_SETOP:		dcsim_d_set_op(d, &ops[st->b & 1]); break;
+		case T_SETOP:
+			dcsim_d_set_op(d, spec_d_op(st->b & 1 ? SPEC_OP_NEVER : SPEC_OP_ALWAYS));
+			break;
 		case T_SETFLAGS:
 			dcsim_d_set_flags(d, st->b & 1 ? DCSIM_DCACHE_DONTCACHE :
 							 DCSIM_DCACHE_DISCONNECTED);
