@@ -36,6 +36,7 @@
 #endif
 
 #include "diff.h"
+#include "splitmix.h"
 
 const char *const diff_op_names[T_NR] = {
 	"alloc", "add", "rehash", "lookup", "dget", "dget_parent", "dput", "drop",
@@ -60,19 +61,9 @@ static const char *const names[] = {
  */
 #define DIFF_STEPS	60
 
-/* splitmix64: the trace generator's only source of randomness. */
-static uint64_t rng_next(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
 static uint32_t rng_below(uint64_t *s, uint32_t n)
 {
-	return (uint32_t)(rng_next(s) % n);
+	return (uint32_t)(splitmix64_next(s) % n);
 }
 
 static int depth(const struct spec *s, uint32_t id)

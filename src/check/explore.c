@@ -50,6 +50,7 @@
 #include <dcsim/rcu.h>
 
 #include "check.h"
+#include "splitmix.h"
 
 #define CTL		(-1)	/* the controller holds the baton */
 #define TRACE_MAX	8192	/* ring of the most recent steps */
@@ -189,19 +190,9 @@ static const char *const acc_names[] = {
 
 _Static_assert(TR_NR <= 256, "trace kinds fit in a byte");
 
-/* splitmix64: tiny, fast, and every seed (even 0) gives a good stream. */
-static uint64_t rng_next(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
 static uint64_t rng_below(uint64_t *s, uint64_t n)
 {
-	return n ? rng_next(s) % n : 0;
+	return n ? splitmix64_next(s) % n : 0;
 }
 
 static void *xrealloc(void *p, size_t n)
@@ -1647,11 +1638,11 @@ static void exec_prepare(void)
 
 	ex.rng = ex.exec_seed;
 	ex.inj_rng = ex.exec_seed ^ 0x6a09e667f3bcc909ull;
-	(void)rng_next(&ex.inj_rng);
+	(void)splitmix64_next(&ex.inj_rng);
 	ex.rcu_rng = ex.exec_seed ^ 0xbb67ae8584caa73bull;
-	(void)rng_next(&ex.rcu_rng);
+	(void)splitmix64_next(&ex.rcu_rng);
 	ex.wm_rng = ex.exec_seed ^ 0x3c6ef372fe94f82bull;
-	(void)rng_next(&ex.wm_rng);
+	(void)splitmix64_next(&ex.wm_rng);
 	memset(&ex.uaf, 0, sizeof(ex.uaf));
 	ex.step = 0;
 	ex.ntrace = 0;
@@ -1802,7 +1793,7 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 			uint64_t s = ex.o.seed +
 				(ex.o.mode == DCSIM_EXPLORE_DFS ? 0 : i) * 0xd1342543de82ef95ull;
 
-			ex.exec_seed = rng_next(&s);
+			ex.exec_seed = splitmix64_next(&s);
 		}
 		if (!ex.pool)
 			pool_install(pool_create(sc->nthreads));

@@ -38,6 +38,8 @@
 #include <dcsim/strategy.h>
 #include <dcsim/warn.h>
 
+#include "splitmix.h"
+
 #define MAX_THREADS	64
 #define NR_DIRS		4
 #define NR_FILES	6	/* shared names per directory */
@@ -62,15 +64,6 @@ struct worker {
 	long done;
 };
 
-static uint64_t rnd(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
 static double now(void)
 {
 	struct timespec ts;
@@ -82,7 +75,7 @@ static double now(void)
 /* Keep a reference for later, or drop it if our hands are full. */
 static void hold(struct worker *w, struct dcsim_dentry *d)
 {
-	unsigned int slot = (unsigned int)(rnd(&w->rng) % MAX_HELD);
+	unsigned int slot = (unsigned int)(splitmix64_next(&w->rng) % MAX_HELD);
 
 	dcsim_dput(w->held[slot]);
 	w->held[slot] = d;
@@ -91,7 +84,7 @@ static void hold(struct worker *w, struct dcsim_dentry *d)
 static void one_op(struct worker *w)
 {
 	struct stress *st = w->st;
-	uint64_t r = rnd(&w->rng);
+	uint64_t r = splitmix64_next(&w->rng);
 	char name[32];
 	struct dcsim_dentry *dir, *f, *p;
 	unsigned int op = (unsigned int)(r % 100);
