@@ -29,7 +29,7 @@ apt_install() {
 pkgs="meson ninja-build pkg-config gcc libc6-dev liburcu-dev libcmocka-dev gnuplot-nox"
 if [ $tests = 1 ]; then
 	pkgs="$pkgs valgrind qemu-user gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross binutils"
-	# tests/kernel-code builds the kernel's own dput() from this tarball.
+	# kernel-code/ builds the kernel's own dput() from this tarball.
 	pkgs="$pkgs linux-source-6.1 patch xz-utils"
 	if ! dpkg --print-foreign-architectures | grep -qx ppc64el; then
 		$sudo dpkg --add-architecture ppc64el

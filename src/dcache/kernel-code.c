@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Entry points for tests/kernel-code (see kernel-code.h): the kernel's
+ * Entry points for kernel-code/ (see kernel-code.h): the kernel's
  * dput(), dentry_kill(), retain_dentry() and fast_dput() compiled from the
  * tarball call these for what they leave to the rest of fs/dcache.c.
  */
@@ -10,7 +10,7 @@
 #include "dcache.h"
 #include "kernel-code.h"
 
-/* tests/kernel-code's struct inode names only i_lock, at offset 0. */
+/* kernel-code/'s struct inode names only i_lock, at offset 0. */
 _Static_assert(__builtin_offsetof(struct dcsim_inode, i_lock) == 0,
 	       "dcsim_inode.i_lock must come first for the kernel code");
 

@@ -4,7 +4,7 @@
 
 /*
  * NOT API, not installed: the three entry points through which the
- * kernel's own dput() code, compiled in user space by tests/kernel-code
+ * kernel's own dput() code, compiled in user space by kernel-code/
  * (strategies k61 and k61-htm), reaches the parts of the model it does not
  * bring itself.  Exported (the dcsim_kc_ prefix) only because the test
  * programs link the shared library; nothing else may call them.

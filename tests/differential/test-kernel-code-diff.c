@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The library's models against the kernel's own code (tests/kernel-code):
+ * The library's models against the kernel's own code (kernel-code/):
  * the same seeded random traces run on "fast" and "k61", and on "fast-htm"
  * and "k61-htm" (HTM off, and with the environment's policy), side by
  * side, and after every step the two caches must be in the same canonical
@@ -437,7 +437,7 @@ int main(void)
 		size_t np;
 
 		if (!k) {
-			/* meson passes the reason tests/kernel-code/meson.build found. */
+			/* meson passes the reason kernel-code/meson.build found. */
 			const char *why = getenv("DCSIM_KC_WHY");
 
 			printf("kernel-code: strategy %s not built (%s); skipped\n", pairs[i][1],

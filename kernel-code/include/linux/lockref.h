@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Shim of <linux/lockref.h> for tests/kernel-code: the kernel's struct
+ * Shim of <linux/lockref.h> for kernel-code/: the kernel's struct
  * lockref (6.1), which has exactly the layout of dcsim's struct
  * dcsim_lockref (checked below), so the kernel's lib/lockref.c runs on
  * dcsim dentries.  USE_CMPXCHG_LOCKREF is on, as on x86-64 without lock

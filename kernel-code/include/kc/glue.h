@@ -19,7 +19,7 @@
 #include <dcsim/htm.h>
 #include <dcsim/spinlock.h>
 
-#include "../../../../src/dcache/kernel-code.h"
+#include "../../../src/dcache/kernel-code.h"
 
 /* What the current dput() did, for its dcsim_dput_path. */
 struct kc_tally {
