@@ -51,7 +51,7 @@ enum dcsim_dput_path {
 
 /* How a final put marks a retained dentry. */
 enum dcsim_retain_style {
-	/* 4.13+ (563f40019947): the first final put adds it to the LRU, the next sets REFERENCED */
+	/* 4.13+ (563f40019d16): the first final put adds it to the LRU, the next sets REFERENCED */
 	DCSIM_RETAIN_LRU_THEN_REFERENCED,
 	/* before 4.13 (3.x, 4.0..4.12): every final put sets REFERENCED (and adds to the LRU if needed) */
 	DCSIM_RETAIN_ALWAYS_REFERENCED,
