@@ -1,0 +1,367 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Validate the corpus of upstream dput()/lockref bugs (kernel/corpus/,
+# format in kernel/corpus/README.md):
+#
+#  - every <name>.bug is well formed: the required fields, known values,
+#    fields that fit its kind;
+#  - every patch named by an entry exists, and every *.patch in the folder
+#    is named by an entry;
+#  - every patch applies with no fuzz (patch -p1 --dry-run -F0) to a fresh
+#    extraction of its tree from the linux-source tarball, after the series
+#    given by "after:" if any;
+#  - a kind (a) patch changes only code that kernel-code/ extracts: the
+#    functions listed in kernel-code/extract.py (every FUNCS* list), and
+#    lib/lockref.c, which it takes whole.
+#
+# usage: kernel/corpus/check-corpus.sh [-v]
+#   LINUX_SOURCE_6_1, LINUX_SOURCE_6_12   tarballs (default
+#       /usr/src/linux-source-<tree>.tar.xz)
+# Exit: 0 all good; 1 an error (each printed with the file it is about);
+# 77 nothing wrong, but a tarball was missing, so some patches were not
+# tried (meson's "skipped").
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+exec python3 - "$here" "$top" "$@" <<'EOF'
+import ast, os, re, shutil, subprocess, sys, tempfile
+
+corpus, top = sys.argv[1], sys.argv[2]
+verbose = "-v" in sys.argv[3:]
+errors = []
+skipped = []
+
+def err(where, msg):
+    errors.append("%s: %s" % (where, msg))
+    sys.stderr.write("check-corpus.sh: error: %s: %s\n" % (where, msg))
+
+def note(msg):
+    if verbose:
+        print(msg)
+
+# ---- what kernel-code/ extracts, read from extract.py -------------------
+def extracted_set():
+    path = os.path.join(top, "kernel-code", "extract.py")
+    src = open(path, encoding="utf-8").read()
+    names = set()
+    def strings(node):
+        if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+            out = []
+            for e in node.elts:
+                if isinstance(e, ast.Constant) and isinstance(e.value, str):
+                    out.append(e.value)
+                else:
+                    out += strings(e)
+            return out
+        if isinstance(node, ast.Dict):
+            out = []
+            for v in node.values:
+                out += strings(v)
+            return out
+        if isinstance(node, ast.BinOp):
+            return strings(node.left) + strings(node.right)
+        return []
+    for node in ast.walk(ast.parse(src)):
+        if isinstance(node, ast.Assign):
+            for t in node.targets:
+                if isinstance(t, ast.Name) and t.id.startswith("FUNCS"):
+                    names.update(strings(node.value))
+    whole = {f for f in ("lib/lockref.c",) if f in src}
+    if not names:
+        err("kernel-code/extract.py", "no FUNCS* list of function names found")
+    # The trees it knows: a tree whose tarball extract.py never names has
+    # no extraction set yet, and its patches' functions cannot be judged.
+    known = {t for t in ("6.1", "6.12") if re.search(r"linux-source-%s\b" % re.escape(t), src)}
+    return names, whole, known
+
+FUNCS, WHOLE, EXTRACTED_TREES = extracted_set()
+note("extracted functions: %s; whole files: %s; trees: %s" %
+     (", ".join(sorted(FUNCS)), ", ".join(sorted(WHOLE)), ", ".join(sorted(EXTRACTED_TREES))))
+unjudged = []
+
+# ---- the .bug files -------------------------------------------------------
+CLASSES = {"use-after-free", "refcount-leak", "lost-lru-entry", "dentry-never-freed",
+           "livelock", "counter-drift", "policy-drift", "none"}
+EXPECT = {"caught", "pass", "expected-fail", "missed"}
+TREES = {"6.1", "6.12"}
+REQUIRED = ["commit", "subject", "fixed-in", "id-check", "verified-by", "class", "kind",
+            "expect", "catch", "needs", "status"]
+KNOWN = set(REQUIRED) | {"tree", "patch", "after", "fault", "scenario", "note"}
+
+def parse_bug(path):
+    fields, where = {}, os.path.relpath(path, top)
+    for n, line in enumerate(open(path, encoding="utf-8"), 1):
+        line = line.rstrip("\n")
+        if not line.strip() or line.startswith("#"):
+            continue
+        m = re.match(r"^([a-z-]+):\s*(.*)$", line)
+        if not m:
+            err("%s:%d" % (where, n), "not a 'field: value' line")
+            continue
+        k, v = m.groups()
+        if k not in KNOWN:
+            err("%s:%d" % (where, n), "unknown field '%s'" % k)
+        elif k in fields:
+            err("%s:%d" % (where, n), "field '%s' given twice" % k)
+        elif not v.strip():
+            err("%s:%d" % (where, n), "field '%s' is empty" % k)
+        fields[k] = v.strip()
+    return fields
+
+def check_bug(path, f):
+    where = os.path.relpath(path, top)
+    for k in REQUIRED:
+        if k not in f:
+            err(where, "missing field '%s'" % k)
+    if any(k not in f for k in ("commit", "id-check", "class", "kind", "expect")):
+        return
+    c, idc = f["commit"], f["id-check"]
+    if re.fullmatch(r"[0-9a-f]{12}", c):
+        if not (idc == "verified" or idc.startswith("unverified")):
+            err(where, "id-check must be 'verified' or 'unverified: <why>'")
+    elif c == "unknown":
+        if not idc.startswith("unverified"):
+            err(where, "commit 'unknown' needs id-check 'unverified: <why>'")
+    elif c == "planted":
+        if idc != "planted":
+            err(where, "a planted entry needs id-check 'planted'")
+    else:
+        err(where, "commit must be 12 hex digits, 'unknown' or 'planted', not '%s'" % c)
+    if f["class"] not in CLASSES:
+        err(where, "class '%s' is not one of %s" % (f["class"], ", ".join(sorted(CLASSES))))
+    if f["expect"] not in EXPECT:
+        err(where, "expect '%s' is not one of %s" % (f["expect"], ", ".join(sorted(EXPECT))))
+    if (f["class"] == "none") != (f["expect"] == "pass"):
+        err(where, "a negative control has class 'none' and expect 'pass', and only it")
+    kind = f["kind"]
+    if kind not in ("a", "b", "c"):
+        err(where, "kind must be a (kernel code), b (model) or c (latent), not '%s'" % kind)
+    if kind == "a" and "patch" not in f:
+        err(where, "kind (a) needs a patch")
+    if kind == "a" and f["expect"] in ("expected-fail", "missed"):
+        err(where, "kind (a) is caught or, for a control, passes")
+    if kind == "b" and "fault" not in f:
+        err(where, "kind (b) needs 'fault' (the model fault to plant)")
+    if kind == "c" and ("scenario" not in f or f["expect"] != "expected-fail"):
+        err(where, "kind (c) needs 'scenario' and expect 'expected-fail'")
+    if "patch" in f:
+        if "tree" not in f:
+            err(where, "a patch needs 'tree' (%s)" % " or ".join(sorted(TREES)))
+        elif f["tree"] not in TREES:
+            err(where, "tree '%s' is not one of %s" % (f["tree"], ", ".join(sorted(TREES))))
+        if not os.path.isfile(os.path.join(corpus, f["patch"])):
+            err(where, "patch %s not found in kernel/corpus/" % f["patch"])
+    if "after" in f and not os.path.isfile(os.path.join(top, f["after"])):
+        err(where, "after: %s not found" % f["after"])
+
+bugs = {}
+for name in sorted(os.listdir(corpus)):
+    if name.endswith(".bug"):
+        p = os.path.join(corpus, name)
+        bugs[name] = parse_bug(p)
+        check_bug(p, bugs[name])
+if not bugs:
+    err("kernel/corpus", "no .bug files")
+named = {f["patch"] for f in bugs.values() if "patch" in f}
+for name in sorted(os.listdir(corpus)):
+    if name.endswith(".patch") and name not in named:
+        err("kernel/corpus/" + name, "no .bug entry names this patch")
+
+# ---- trees ------------------------------------------------------------------
+work = tempfile.mkdtemp(prefix="check-corpus.")
+trees = {}
+
+def patch_files(path):
+    out = []
+    for line in open(path, encoding="utf-8", errors="replace"):
+        m = re.match(r"^--- (?:a/)?(\S+)", line)
+        if m and m.group(1) != "/dev/null":
+            out.append(m.group(1))
+    return out
+
+def series(after):
+    d = os.path.dirname(os.path.join(top, after))
+    names = [l.strip() for l in open(os.path.join(top, after)) if l.strip() and not l.startswith("#")]
+    return [os.path.join(d, n) for n in names]
+
+def pristine(tree):
+    """The tree's files that any entry needs, unpacked once (xz is slow)."""
+    if tree in trees:
+        return trees[tree]
+    tarball = os.environ.get("LINUX_SOURCE_" + tree.replace(".", "_"),
+                             "/usr/src/linux-source-%s.tar.xz" % tree)
+    if not os.path.isfile(tarball):
+        skipped.append("%s not found: patches for %s not tried" % (tarball, tree))
+        trees[tree] = None
+        return None
+    members = {"fs/dcache.c", "lib/lockref.c"}
+    for f in bugs.values():
+        if f.get("tree") == tree:
+            if "patch" in f and os.path.isfile(os.path.join(corpus, f["patch"])):
+                members.update(patch_files(os.path.join(corpus, f["patch"])))
+            if "after" in f and os.path.isfile(os.path.join(top, f["after"])):
+                for p in series(f["after"]):
+                    members.update(patch_files(p))
+    dest = os.path.join(work, tree)
+    os.makedirs(dest)
+    topdir = "linux-source-%s" % tree
+    r = subprocess.run(["tar", "-xJf", tarball, "-C", dest] + ["%s/%s" % (topdir, m) for m in sorted(members)],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if r.returncode:
+        err(tarball, "tar failed (a patch names a file the tarball lacks?):\n" + r.stdout)
+        trees[tree] = None
+        return None
+    trees[tree] = (tarball, os.path.join(dest, topdir))
+    return trees[tree]
+
+def tree_dir(tree, after):
+    """A fresh copy of @tree's files with the series @after applied, or None."""
+    key = (tree, after)
+    if key in trees:
+        return trees[key]
+    base = pristine(tree)
+    if base is None:
+        trees[key] = None
+        return None
+    tarball, src = base
+    if not after:
+        trees[key] = src
+        return src
+    root = os.path.join(work, "%s+%d" % (tree, len(trees)))
+    shutil.copytree(src, root)
+    pl = series(after)
+    for p in pl:
+        r = subprocess.run(["patch", "-p1", "-s", "-F0", "-N", "--no-backup-if-mismatch", "-d", root, "-i", p],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if r.returncode:
+            err(os.path.relpath(p, top), "does not apply to %s:\n%s" % (tarball, r.stdout))
+            trees[key] = None
+            return None
+    trees[key] = root
+    return root
+
+# ---- which functions a patch changes --------------------------------------
+def function_spans(src):
+    """(first line, last line, name) of each top-level brace block at column 0."""
+    lines = src.split("\n")
+    spans = []
+    i = 0
+    while i < len(lines):
+        if lines[i].startswith("{"):
+            # the head: back to the line that names it (identifier before '(')
+            j = i - 1
+            head = ""
+            while j >= 0 and lines[j].strip() and not lines[j].startswith("}") \
+                    and not lines[j].rstrip().endswith(";"):
+                head = lines[j] + "\n" + head
+                if re.match(r"^[A-Za-z_]", lines[j]) and "(" in lines[j]:
+                    break
+                j -= 1
+            m = re.search(r"\b([A-Za-z_]\w*)\s*\(", head)
+            name = m.group(1) if m else None
+            depth, k = 0, i
+            while k < len(lines):
+                depth += lines[k].count("{") - lines[k].count("}")
+                if depth <= 0 and k > i or (depth == 0 and lines[k].startswith("}")):
+                    break
+                k += 1
+            # kernel-doc and attribute lines above belong to the function
+            spans.append((j + 1, k + 1, name))
+            i = k + 1
+        else:
+            i += 1
+    return spans
+
+def changed_lines(patch, path):
+    """Old-file line numbers that @patch deletes or inserts before, for @path."""
+    out, cur, old = [], None, 0
+    for line in open(patch, encoding="utf-8", errors="replace"):
+        m = re.match(r"^--- (?:a/)?(\S+)", line)
+        if m:
+            cur = m.group(1)
+            continue
+        if line.startswith("+++ "):
+            continue
+        m = re.match(r"^@@ -(\d+)(?:,\d+)? \+\d+(?:,\d+)? @@", line)
+        if m:
+            old = int(m.group(1))
+            continue
+        if cur != path:
+            continue
+        if line.startswith("-"):
+            out.append(old)
+            old += 1
+        elif line.startswith("+"):
+            out.append(old)
+        elif line.startswith(" "):
+            old += 1
+    return out
+
+def touched(root, patch):
+    """{file: set of function names (None: outside any function)} for @patch."""
+    res = {}
+    for path in sorted(set(patch_files(patch))):
+        full = os.path.join(root, path)
+        if not os.path.isfile(full):
+            res[path] = {"<file not in the extraction>"}
+            continue
+        spans = function_spans(open(full, encoding="utf-8").read())
+        names = set()
+        for ln in changed_lines(patch, path):
+            hit = [s for s in spans if s[0] <= ln <= s[1]]
+            names.add(hit[0][2] if hit else None)
+        res[path] = names
+    return res
+
+# ---- the patches ----------------------------------------------------------
+for name, f in sorted(bugs.items()):
+    if "patch" not in f or f.get("tree") not in TREES:
+        continue
+    pfile = os.path.join(corpus, f["patch"])
+    if not os.path.isfile(pfile):
+        continue
+    where = "kernel/corpus/" + f["patch"]
+    root = tree_dir(f["tree"], f.get("after"))
+    if root is None:
+        continue
+    r = subprocess.run(["patch", "-p1", "--dry-run", "-F0", "-N", "-d", root, "-i", pfile],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if r.returncode:
+        err(where, "does not apply with no fuzz to linux-source-%s%s:\n%s" %
+            (f["tree"], " after " + f["after"] if "after" in f else "", r.stdout.rstrip()))
+        continue
+    t = touched(root, pfile)
+    desc = []
+    for path, names in sorted(t.items()):
+        if path in WHOLE:
+            desc.append(path)
+            continue
+        shown = ", ".join(sorted("%s()" % n if n else "code outside any function" for n in names))
+        desc.append("%s: %s" % (path, shown))
+        if f["kind"] != "a":
+            continue
+        if f["tree"] not in EXTRACTED_TREES:
+            unjudged.append("%s: kernel-code/extract.py has no linux-source-%s extraction yet, "
+                            "so the functions it changes (%s) were not checked" % (where, f["tree"], shown))
+            continue
+        for n in sorted(names, key=lambda x: x or ""):
+            if n is None:
+                err(where, "changes %s outside any function; kernel-code/ extracts only whole functions of it" % path)
+            elif n not in FUNCS:
+                err(where, "changes %s() in %s, which kernel-code/extract.py does not extract "
+                    "(it extracts %s); make the entry kind (b), or extend the extraction set"
+                    % (n, path, ", ".join(sorted(FUNCS))))
+    note("ok %s: kind (%s), applies to %s%s; touches %s" %
+         (f["patch"], f["kind"], f["tree"], " after " + f["after"] if "after" in f else "", "; ".join(desc)))
+
+shutil.rmtree(work, ignore_errors=True)
+for s in skipped:
+    print("check-corpus.sh: skipped: " + s)
+for s in unjudged:
+    print("check-corpus.sh: not checked: " + s)
+n_a = sum(1 for f in bugs.values() if f.get("kind") == "a")
+print("check-corpus.sh: %d entries (%d kind a), %d patches, %d error(s)" %
+      (len(bugs), n_a, len(named), len(errors)))
+sys.exit(1 if errors else 77 if skipped else 0)
+EOF
