@@ -114,10 +114,16 @@ def check_bug(path, f):
     for k in REQUIRED:
         if k not in f:
             err(where, "missing field '%s'" % k)
-    if any(k not in f for k in ("commit", "id-check", "class", "kind", "expect")):
-        return
+    # Judge what is there even when something is missing.
+    f = dict(f)
+    for k in ("commit", "id-check", "class", "kind", "expect"):
+        f.setdefault(k, "")
     c, idc = f["commit"], f["id-check"]
-    if re.fullmatch(r"[0-9a-f]{12}", c):
+    if c and not re.fullmatch(r"[0-9a-f]{12}|unknown|planted", c):
+        err(where, "commit must be 12 hex digits, 'unknown' or 'planted', not '%s'" % c)
+    elif not c or not idc:
+        pass
+    elif re.fullmatch(r"[0-9a-f]{12}", c):
         if not (idc == "verified" or idc.startswith("unverified")):
             err(where, "id-check must be 'verified' or 'unverified: <why>'")
     elif c == "unknown":
@@ -126,16 +132,14 @@ def check_bug(path, f):
     elif c == "planted":
         if idc != "planted":
             err(where, "a planted entry needs id-check 'planted'")
-    else:
-        err(where, "commit must be 12 hex digits, 'unknown' or 'planted', not '%s'" % c)
-    if f["class"] not in CLASSES:
+    if f["class"] and f["class"] not in CLASSES:
         err(where, "class '%s' is not one of %s" % (f["class"], ", ".join(sorted(CLASSES))))
-    if f["expect"] not in EXPECT:
+    if f["expect"] and f["expect"] not in EXPECT:
         err(where, "expect '%s' is not one of %s" % (f["expect"], ", ".join(sorted(EXPECT))))
-    if (f["class"] == "none") != (f["expect"] == "pass"):
+    if f["class"] and f["expect"] and (f["class"] == "none") != (f["expect"] == "pass"):
         err(where, "a negative control has class 'none' and expect 'pass', and only it")
     kind = f["kind"]
-    if kind not in ("a", "b", "c"):
+    if kind and kind not in ("a", "b", "c"):
         err(where, "kind must be a (kernel code), b (model) or c (latent), not '%s'" % kind)
     if kind == "a" and "patch" not in f:
         err(where, "kind (a) needs a patch")
