@@ -15,7 +15,11 @@
 #    functions listed in kernel-code/extract.py (every FUNCS* list), and
 #    lib/lockref.c, which it takes whole.
 #
-# usage: kernel/corpus/check-corpus.sh [-v]
+# usage: kernel/corpus/check-corpus.sh [-v] [--corpus DIR]
+#        kernel/corpus/check-corpus.sh --self-test
+#   --corpus DIR   check DIR instead of kernel/corpus (same repository)
+#   --self-test    run the checker on a scratch corpus with one good entry
+#                  and four broken ones; each must be reported
 #   LINUX_SOURCE_6_1, LINUX_SOURCE_6_12   tarballs (default
 #       /usr/src/linux-source-<tree>.tar.xz)
 # Exit: 0 all good; 1 an error (each printed with the file it is about);
@@ -24,13 +28,77 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
-exec python3 - "$here" "$top" "$@" <<'EOF'
+corpus=$here
+verbose=
+
+self_test() {
+	[ -f "${LINUX_SOURCE_6_1:-/usr/src/linux-source-6.1.tar.xz}" ] || {
+		echo "check-corpus.sh --self-test: no 6.1 tarball, skipped"; exit 77; }
+	scratch=$(mktemp -d)
+	trap 'rm -rf "$scratch"' EXIT
+	cp "$here/563f40019d16-referenced.bug" "$here/563f40019d16-referenced.patch" "$scratch/"
+	# kind (a) into shrink_lock_dentry(), which is not extracted
+	printf '%s\n' '--- a/fs/dcache.c' '+++ b/fs/dcache.c' '@@ -1143,7 +1143,7 @@' \
+		'	struct inode *inode;' '	struct dentry *parent;' '' \
+		'-	if (dentry->d_lockref.count)' '+	if (dentry->d_lockref.count > 0)' \
+		'		return false;' '' '	inode = dentry->d_inode;' > "$scratch/bad-func.patch"
+	sed 's/563f40019d16-referenced.patch/bad-func.patch/' "$here/563f40019d16-referenced.bug" > "$scratch/bad-func.bug"
+	# context that is not in the tree
+	sed 's/^-\tif (dentry->d_lockref.count)$/-\tif (dentry->d_lockref.count != 7)/' \
+		"$scratch/bad-func.patch" > "$scratch/bad-apply.patch"
+	sed 's/563f40019d16-referenced.patch/bad-apply.patch/' "$here/563f40019d16-referenced.bug" > "$scratch/bad-apply.bug"
+	printf '%s\n' 'commit: 12345' 'subject: x' 'class: oops' 'kind: d' 'not a field' > "$scratch/bad-form.bug"
+	: > "$scratch/orphan.patch"
+	rc=0
+	out=$("$0" --corpus "$scratch" 2>&1) || rc=$?
+	fail=0
+	for want in \
+		'bad-func.patch: changes shrink_lock_dentry() in fs/dcache.c, which kernel-code/extract.py does not extract' \
+		'bad-apply.patch: does not apply with no fuzz to linux-source-6.1' \
+		"bad-form.bug: commit must be 12 hex digits, 'unknown' or 'planted', not '12345'" \
+		"bad-form.bug: class 'oops' is not one of" \
+		"bad-form.bug: kind must be a (kernel code), b (model) or c (latent), not 'd'" \
+		"bad-form.bug:5: not a 'field: value' line" \
+		"bad-form.bug: missing field 'expect'" \
+		'orphan.patch: no .bug entry names this patch'; do
+		case $out in
+		*"$want"*) ;;
+		*) echo "check-corpus.sh --self-test: FAIL: not reported: $want"; fail=1 ;;
+		esac
+	done
+	case $out in
+	*563f40019d16-referenced*) echo "check-corpus.sh --self-test: FAIL: the good entry was reported"; fail=1 ;;
+	esac
+	[ "$rc" = 1 ] || { echo "check-corpus.sh --self-test: FAIL: exit $rc, want 1"; fail=1; }
+	if [ $fail = 0 ]; then
+		echo "check-corpus.sh --self-test: ok (8 faults reported, the good entry passed, exit 1)"
+	else
+		printf '%s\n' "$out"
+	fi
+	exit $fail
+}
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	-v) verbose=-v ;;
+	--corpus) corpus=$(cd "$2" && pwd); shift ;;
+	--self-test) self_test ;;
+	*) echo "usage: $0 [-v] [--corpus DIR] | --self-test" >&2; exit 2 ;;
+	esac
+	shift
+done
+exec python3 - "$corpus" "$top" $verbose <<'EOF'
 import ast, os, re, shutil, subprocess, sys, tempfile
 
 corpus, top = sys.argv[1], sys.argv[2]
 verbose = "-v" in sys.argv[3:]
 errors = []
 skipped = []
+
+def rel(path):
+    """@path as the reports name it: repository-relative where it can be."""
+    r = os.path.relpath(path, top)
+    return path if r.startswith("..") else r
 
 def err(where, msg):
     errors.append("%s: %s" % (where, msg))
@@ -90,7 +158,7 @@ REQUIRED = ["commit", "subject", "fixed-in", "id-check", "verified-by", "class",
 KNOWN = set(REQUIRED) | {"tree", "patch", "after", "fault", "scenario", "note"}
 
 def parse_bug(path):
-    fields, where = {}, os.path.relpath(path, top)
+    fields, where = {}, rel(path)
     for n, line in enumerate(open(path, encoding="utf-8"), 1):
         line = line.rstrip("\n")
         if not line.strip() or line.startswith("#"):
@@ -110,7 +178,7 @@ def parse_bug(path):
     return fields
 
 def check_bug(path, f):
-    where = os.path.relpath(path, top)
+    where = rel(path)
     for k in REQUIRED:
         if k not in f:
             err(where, "missing field '%s'" % k)
@@ -170,7 +238,7 @@ if not bugs:
 named = {f["patch"] for f in bugs.values() if "patch" in f}
 for name in sorted(os.listdir(corpus)):
     if name.endswith(".patch") and name not in named:
-        err("kernel/corpus/" + name, "no .bug entry names this patch")
+        err(rel(os.path.join(corpus, name)), "no .bug entry names this patch")
 
 # ---- trees ------------------------------------------------------------------
 work = tempfile.mkdtemp(prefix="check-corpus.")
@@ -325,7 +393,7 @@ for name, f in sorted(bugs.items()):
     pfile = os.path.join(corpus, f["patch"])
     if not os.path.isfile(pfile):
         continue
-    where = "kernel/corpus/" + f["patch"]
+    where = rel(pfile)
     root = tree_dir(f["tree"], f.get("after"))
     if root is None:
         continue
