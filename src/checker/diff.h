@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#ifndef DCSIM_CHECK_DIFF_H
-#define DCSIM_CHECK_DIFF_H
+#ifndef DCSIM_CHECKER_DIFF_H
+#define DCSIM_CHECKER_DIFF_H
 
 /*
  * Internals of the differential runner (diff.c) and of the trace format
@@ -18,7 +18,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../../tests/differential/spec.h"
+#include "spec.h"
 
 enum top {
 	T_ALLOC, T_ADD, T_REHASH, T_LOOKUP, T_DGET, T_DGET_PARENT, T_DPUT, T_DROP,
@@ -83,4 +83,4 @@ int trace_parse(const char *path, struct trace *t, char *err, size_t errlen);
 
 void trace_release(struct trace *t);
 
-#endif /* DCSIM_CHECK_DIFF_H */
+#endif /* DCSIM_CHECKER_DIFF_H */

@@ -2,7 +2,7 @@
 /*
  * The differential runner: traces of cache operations over a small tree,
  * run step by step on a strategy and on the executable spec
- * (tests/differential/spec.c).  After every step the canonical states must
+ * (src/checker/spec.c).  After every step the canonical states must
  * be identical and dcsim_cache_check() clean with the exact references the
  * trace holds; at the end every reference is dropped and shrink_all must
  * free everything.  A failing random trace is shrunk (greedy step deletion)
@@ -26,7 +26,7 @@
 #include <string.h>
 
 #include <dcsim/cache.h>
-#include <dcsim/check.h>
+#include <dcsim/checker.h>
 #include <dcsim/config.h>
 #include <dcsim/htm.h>
 #include <dcsim/strategy.h>
@@ -36,7 +36,7 @@
 #endif
 
 #include "diff.h"
-#include "splitmix.h"
+#include "../check/splitmix.h"
 
 const char *const diff_op_names[T_NR] = {
 	"alloc", "add", "rehash", "lookup", "dget", "dget_parent", "dput", "drop",
@@ -689,12 +689,12 @@ static void __attribute__((format(printf, 3, 4))) one_line(char *buf, size_t len
 		*nl = '\0';
 }
 
-static FILE *report_file(const struct dcsim_check_opts *o)
+static FILE *report_file(const struct dcsim_checker_opts *o)
 {
 	return o->report ? o->report : stdout;
 }
 
-static FILE *progress_file(const struct dcsim_check_opts *o)
+static FILE *progress_file(const struct dcsim_checker_opts *o)
 {
 	return o->progress ? o->progress : stderr;
 }
@@ -719,7 +719,7 @@ static size_t valid_steps(const struct trace *t, size_t upto)
 	return n;
 }
 
-static void report_failure(const struct dcsim_check_opts *o, const struct config *cfg,
+static void report_failure(const struct dcsim_checker_opts *o, const struct config *cfg,
 			   const struct trace *t, const struct replay_ctx *x, const char *what,
 			   const char *replay_args)
 {
@@ -793,7 +793,7 @@ static void restore_policy(void)
 }
 
 /* DCSIM_EXPLORE_SCENARIO would skip the one-thread explorer runs of the HTM configs. */
-static bool scenario_env_set(const struct dcsim_check_opts *o, size_t ncfg)
+static bool scenario_env_set(const struct dcsim_checker_opts *o, size_t ncfg)
 {
 	const char *e = getenv("DCSIM_EXPLORE_SCENARIO");
 
@@ -804,11 +804,11 @@ static bool scenario_env_set(const struct dcsim_check_opts *o, size_t ncfg)
 	return true;
 }
 
-int dcsim_check_diff(const struct dcsim_dput_strategy *s, const struct dcsim_check_opts *o,
-		     struct dcsim_check_result *res)
+int dcsim_checker_diff(const struct dcsim_dput_strategy *s, const struct dcsim_checker_opts *o,
+		     struct dcsim_checker_result *res)
 {
 	static const unsigned long ntraces[] = { 300, 3000, 30000 };
-	struct dcsim_check_result local;
+	struct dcsim_checker_result local;
 	struct config cfgs[3];
 	size_t ncfg;
 	unsigned long n, commits = 0;
@@ -817,7 +817,7 @@ int dcsim_check_diff(const struct dcsim_dput_strategy *s, const struct dcsim_che
 	if (!res)
 		res = &local;
 	memset(res, 0, sizeof(*res));
-	if (!s || !o || (unsigned int)o->budget > DCSIM_CHECK_SOAK)
+	if (!s || !o || (unsigned int)o->budget > DCSIM_CHECKER_SOAK)
 		return -EINVAL;
 	ncfg = configs(s, cfgs);
 	if (scenario_env_set(o, ncfg)) {
@@ -902,10 +902,10 @@ int dcsim_check_diff(const struct dcsim_dput_strategy *s, const struct dcsim_che
 	return res->failures ? 1 : 0;
 }
 
-int dcsim_check_trace_file(const struct dcsim_dput_strategy *s, const char *path,
-			   const struct dcsim_check_opts *o, struct dcsim_check_result *res)
+int dcsim_checker_trace_file(const struct dcsim_dput_strategy *s, const char *path,
+			   const struct dcsim_checker_opts *o, struct dcsim_checker_result *res)
 {
-	struct dcsim_check_result local;
+	struct dcsim_checker_result local;
 	struct config cfgs[3];
 	struct trace t;
 	char err[512];
