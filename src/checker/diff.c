@@ -36,7 +36,7 @@
 #endif
 
 #include "diff.h"
-#include "../check/splitmix.h"
+#include "../rng.h"
 
 const char *const diff_op_names[T_NR] = {
 	"alloc", "add", "rehash", "lookup", "dget", "dget_parent", "dput", "drop",
@@ -60,11 +60,6 @@ static const char *const names[] = {
  * --diff-steps when it differs).
  */
 #define DIFF_STEPS	60
-
-static uint32_t rng_below(uint64_t *s, uint32_t n)
-{
-	return (uint32_t)(splitmix64_next(s) % n);
-}
 
 static int depth(const struct spec *s, uint32_t id)
 {
@@ -594,7 +589,7 @@ static void generate(struct trace *t, uint64_t seed, size_t steps)
 	r->held[root] = 1;
 	for (size_t tries = 0; t->n < steps && tries < steps * 50; tries++) {
 		struct step st = { 0 };
-		unsigned int x = rng_below(&rng, total), b;
+		unsigned int x = (unsigned int)splitmix64_below(&rng, total), b;
 		uint32_t cand[SPEC_MAX], nc = 0;
 
 		while (x >= top_weight[st.op])
@@ -602,12 +597,12 @@ static void generate(struct trace *t, uint64_t seed, size_t steps)
 		for (uint32_t i = 1; i < r->spec.next_id; i++)
 			if (r->held[i] > 0)
 				cand[nc++] = i;
-		st.a = nc ? cand[rng_below(&rng, nc)] : 0;
-		b = rng_below(&rng, 64);
+		st.a = nc ? cand[splitmix64_below(&rng, nc)] : 0;
+		b = (unsigned int)splitmix64_below(&rng, 64);
 		st.name = names[b % DCSIM_ARRAY_SIZE(names)];
 		st.arg = st.op == T_PRUNE ? b % 8 + 1 : b & 1;
 		/* Keep the root's own reference most of the time. */
-		if (st.op == T_DPUT && st.a == root && r->held[root] == 1 && rng_below(&rng, 8))
+		if (st.op == T_DPUT && st.a == root && r->held[root] == 1 && splitmix64_below(&rng, 8))
 			continue;
 		if (!diff_valid(r, &st))
 			continue;

@@ -38,7 +38,7 @@
 #include <dcsim/strategy.h>
 #include <dcsim/warn.h>
 
-#include "../check/splitmix.h"
+#include "../rng.h"
 
 #define MAX_THREADS	64
 #define NR_DIRS		4
@@ -75,7 +75,7 @@ static double now(void)
 /* Keep a reference for later, or drop it if our hands are full. */
 static void hold(struct worker *w, struct dcsim_dentry *d)
 {
-	unsigned int slot = (unsigned int)(splitmix64_next(&w->rng) % MAX_HELD);
+	unsigned int slot = (unsigned int)splitmix64_below(&w->rng, MAX_HELD);
 
 	dcsim_dput(w->held[slot]);
 	w->held[slot] = d;
