@@ -44,7 +44,7 @@ const char *const diff_op_names[T_NR] = {
 };
 
 /* Relative frequencies of the random traces. */
-static const unsigned int top_weight[T_NR] = {
+const unsigned int diff_default_weights[T_NR] = {
 	[T_ALLOC] = 14, [T_ADD] = 12, [T_REHASH] = 2, [T_LOOKUP] = 16, [T_DGET] = 6,
 	[T_DGET_PARENT] = 4, [T_DPUT] = 24, [T_DROP] = 3, [T_DELETE] = 3,
 	[T_INVALIDATE] = 2, [T_SETOP] = 3, [T_SETFLAGS] = 2, [T_PRUNE] = 6, [T_SHRINK_ALL] = 1,
@@ -568,8 +568,9 @@ static bool replay(const struct config *cfg, const struct trace *t, struct repla
 
 /* ---- random traces and shrinking ------------------------------------------ */
 
-static void generate(struct trace *t, uint64_t seed, size_t steps)
+void diff_generate(struct trace *t, uint64_t seed, size_t steps, const unsigned int *weights)
 {
+	const unsigned int *top_weight = weights ? weights : diff_default_weights;
 	uint64_t rng = seed;
 	struct run *r = calloc(1, sizeof(*r));
 	unsigned int total = 0;
@@ -584,6 +585,10 @@ static void generate(struct trace *t, uint64_t seed, size_t steps)
 	}
 	for (int i = 0; i < T_NR; i++)
 		total += top_weight[i];
+	if (!total) {
+		free(r);
+		return;
+	}
 	spec_init(&r->spec, DCSIM_RETAIN_LRU_THEN_REFERENCED);
 	root = spec_alloc_root(&r->spec, "/");
 	r->held[root] = 1;
@@ -828,7 +833,7 @@ int dcsim_checker_diff(const struct dcsim_dput_strategy *s, const struct dcsim_c
 	for (unsigned long i = 0; i < n && !res->failures; i++) {
 		struct trace t;
 
-		generate(&t, o->seed + i, steps);
+		diff_generate(&t, o->seed + i, steps, NULL);
 		if (!t.s) {
 			restore_policy();
 			return -ENOMEM;

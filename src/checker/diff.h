@@ -4,7 +4,9 @@
 
 /*
  * Internals of the differential runner (diff.c) and of the trace format
- * (trace.c, docs/trace-format.md).  Hidden: not dcsim_-prefixed.
+ * (trace.c, docs/trace-format.md), the one trace language of the tree.
+ * Hidden: not dcsim_-prefixed, so not exported from libdcsim-check; a test
+ * that builds on it links the checker archive (checker_internal_dep).
  *
  * A trace is a list of steps over dentry ids; ids are the spec's, given in
  * allocation order (the root is 1).  A step that is invalid in the state
@@ -58,6 +60,18 @@ struct run {
 bool diff_valid(const struct run *r, const struct step *st);
 /* Apply @st to the spec (and the cache if r->c).  Return: false on a mismatch. */
 bool diff_apply(struct run *r, const struct step *st);
+
+/* The suite's relative frequencies of the operations. */
+extern const unsigned int diff_default_weights[T_NR];
+
+/*
+ * diff_generate() - a random trace of up to @steps valid steps from @seed
+ * (t->s allocated, free with trace_release()): operations drawn with
+ * @weights (T_NR entries; a 0 never draws that operation; NULL: the
+ * suite's), each valid in the spec's state where it runs.  The same seed
+ * and weights give the same trace everywhere (src/rng.h).
+ */
+void diff_generate(struct trace *t, uint64_t seed, size_t steps, const unsigned int *weights);
 
 /* The full path of spec dentry @id ("/", "/a/b"), into @buf. */
 void diff_path(const struct spec *s, uint32_t id, char *buf, size_t len);
