@@ -58,6 +58,12 @@ struct run {
 };
 
 bool diff_valid(const struct run *r, const struct step *st);
+/* Record a mismatch in r->err.  Return: false. */
+bool __attribute__((format(printf, 2, 3))) diff_mismatch(struct run *r, const char *fmt, ...);
+/* Bind spec id @id to the cache's new dentry @d.  Return: false on a mismatch. */
+bool diff_got_new(struct run *r, uint32_t id, struct dcsim_dentry *d);
+/* The path of the dentry with cache id @id, as the spec knows it, into @buf. */
+void diff_id_path(struct run *r, uint64_t id, char *buf, size_t len);
 /* Apply @st to the spec (and the cache if r->c).  Return: false on a mismatch. */
 bool diff_apply(struct run *r, const struct step *st);
 
