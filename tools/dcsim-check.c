@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * dcsim-check: run the checkers (<dcsim/check.h>) on a dput strategy,
+ * dcsim-check: run the checkers (<dcsim/checker.h>) on a dput strategy,
  * built in or loaded from a user's shared library.  Check build only.
  *
  *   dcsim-check [--load LIB.so]... --strategy NAME
@@ -28,7 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <dcsim/check.h>
+#include <dcsim/checker.h>
 #include <dcsim/strategy.h>
 
 #define MAX_LOADS	8
@@ -135,12 +135,12 @@ int main(int argc, char **argv)
 	const char *loads[MAX_LOADS], *name = NULL, *trace = NULL, *budget_name = NULL;
 	unsigned int nloads = 0, which = S_DIFF | S_EXPLORE | S_STRESS | S_MISUSE;
 	const struct dcsim_dput_strategy *s;
-	struct dcsim_check_opts o;
+	struct dcsim_checker_opts o;
 	char replay[2048] = "dcsim-check";
 	bool list = false;
 	int c, failed = 0;
 
-	dcsim_check_opts_init(&o);
+	dcsim_checker_opts_init(&o);
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", lopts, NULL)) != -1) {
 		switch (c) {
@@ -161,7 +161,7 @@ int main(int argc, char **argv)
 				return bad_usage("bad --seed '%s' (want an integer)", optarg);
 			break;
 		case 'b':
-			if (dcsim_check_budget_parse(optarg, &o.budget))
+			if (dcsim_checker_budget_parse(optarg, &o.budget))
 				return bad_usage("bad --budget '%s' (want quick, default or soak)",
 						 optarg);
 			budget_name = optarg;
@@ -255,7 +255,7 @@ int main(int argc, char **argv)
 	o.progress = stderr;
 
 	if (trace) {
-		int rc = dcsim_check_trace_file(s, trace, &o, NULL);
+		int rc = dcsim_checker_trace_file(s, trace, &o, NULL);
 
 		return rc < 0 ? 2 : rc;
 	}
@@ -266,16 +266,16 @@ int main(int argc, char **argv)
 			continue;
 		switch (suites[i].bit) {
 		case S_DIFF:
-			rc = dcsim_check_diff(s, &o, NULL);
+			rc = dcsim_checker_diff(s, &o, NULL);
 			break;
 		case S_EXPLORE:
-			rc = dcsim_check_explore(s, &o, NULL);
+			rc = dcsim_checker_explore(s, &o, NULL);
 			break;
 		case S_STRESS:
-			rc = dcsim_check_stress(s, 0, 0, 0, &o, NULL);
+			rc = dcsim_checker_stress(s, 0, 0, 0, &o, NULL);
 			break;
 		case S_MISUSE:
-			rc = dcsim_check_misuse(s, &o, NULL);
+			rc = dcsim_checker_misuse(s, &o, NULL);
 			break;
 		}
 		if (rc < 0) {

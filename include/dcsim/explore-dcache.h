@@ -13,7 +13,7 @@
  * only references held outside the cache are the root's and the
  * directory's), the number of misuse warnings (0 but in "misuse"), the
  * scenario's own expectations (who must be killed, exactly once), and the
- * state against the executable spec (tests/differential/spec.c):
+ * state against the executable spec (src/checker/spec.c):
  *  - if the execution was serial (no two calls overlapped), the spec run
  *    in that order must give exactly the same snapshot (flags, counts,
  *    hash and LRU membership and order, counters);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "harness.h"
+#include "../../src/rng.h"
 
 uint64_t dcsim_test_env_u64(const char *name, uint64_t def)
 {
@@ -35,28 +36,17 @@ uint64_t dcsim_test_seed(uint64_t def)
 
 void dcsim_rng_seed(struct dcsim_rng *r, uint64_t seed)
 {
-	/* splitmix64 so that nearby seeds give unrelated streams */
-	uint64_t z = seed + 0x9e3779b97f4a7c15ull;
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	r->s = (z ^ (z >> 31)) | 1;
+	r->s = seed;
 }
 
 uint64_t dcsim_rng_next(struct dcsim_rng *r)
 {
-	uint64_t x = r->s;
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	r->s = x;
-	return x * 0x2545f4914f6cdd1dull;
+	return splitmix64_next(&r->s);
 }
 
 uint32_t dcsim_rng_below(struct dcsim_rng *r, uint32_t n)
 {
-	return (uint32_t)((dcsim_rng_next(r) >> 32) % n);
+	return (uint32_t)splitmix64_below(&r->s, n);
 }
 
 enum dcsim_htm_policy dcsim_test_env_policy(void)

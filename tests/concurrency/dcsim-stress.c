@@ -19,7 +19,7 @@
  * strategy.  Exit status 0 if every strategy passed.  One result row per
  * strategy on stdout; progress and failures on stderr.
  *
- * The suite itself is src/check/stress.c (dcsim_check_stress(), also run by
+ * The suite itself is src/checker/stress.c (dcsim_checker_stress(), also run by
  * dcsim-check): part of the check build's library, compiled into this
  * program in normal builds.
  */
@@ -31,7 +31,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <dcsim/check.h>
+#include <dcsim/checker.h>
 #include <dcsim/htm.h>
 #include <dcsim/strategy.h>
 #include <dcsim/warn.h>
@@ -62,7 +62,7 @@ int main(int argc, char **argv)
 	const char *only = NULL;
 	uint64_t seed = 0x57e55;
 	int c, failed = 0, ran = 0;
-	struct dcsim_check_opts opts;
+	struct dcsim_checker_opts opts;
 
 	while ((c = getopt_long(argc, argv, "t:n:s:S:r:", lopts, NULL)) != -1) {
 		switch (c) {
@@ -94,7 +94,7 @@ int main(int argc, char **argv)
 	if (optind != argc || (ops <= 0 && seconds <= 0))
 		usage();
 	dcsim_warn_set_quiet(false);
-	dcsim_check_opts_init(&opts);
+	dcsim_checker_opts_init(&opts);
 	opts.report = stderr;
 	fprintf(stderr, "dcsim-stress: %u threads, %s, seed %#" PRIx64 ", HTM %s\n", nthreads,
 		seconds > 0 ? "timed" : "counted", seed, dcsim_htm_live() ? "live" : "off");
@@ -105,7 +105,7 @@ int main(int argc, char **argv)
 			continue;
 		ran++;
 		opts.seed = seed;
-		failed += dcsim_check_stress(s, nthreads, ops, seconds, &opts, NULL) != 0;
+		failed += dcsim_checker_stress(s, nthreads, ops, seconds, &opts, NULL) != 0;
 	}
 	if (!ran) {
 		fprintf(stderr, "dcsim-stress: no strategy named '%s'\n", only);

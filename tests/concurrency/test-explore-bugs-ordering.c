@@ -33,9 +33,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <dcsim/atomic.h>
 #include <dcsim/dentry.h>
 #include <dcsim/explore-dcache.h>
@@ -43,6 +40,8 @@
 #include <dcsim/rcu.h>
 #include <dcsim/strategy.h>
 #include <dcsim/warn.h>
+
+#include "explore-isolated.h"
 
 #define REF_LRU		(DCSIM_DCACHE_REFERENCED | DCSIM_DCACHE_LRU_LIST)
 #define MUST_DIE	(DCSIM_DCACHE_DISCONNECTED | DCSIM_DCACHE_DONTCACHE)
@@ -144,73 +143,6 @@ static const struct dcsim_dput_strategy bug_no_rmb = {
 	.retain_style = DCSIM_RETAIN_LRU_THEN_REFERENCED,
 };
 
-struct outcome {
-	int rc;			/* 0 passed, 1 caught, -1 child died, 2 could not run */
-	unsigned long first, executions, callbacks, stale, conflicts;
-	char failure[160];
-};
-
-static struct outcome run_isolated(const struct dcsim_dput_strategy *s, enum dcsim_dcache_scenario scn,
-				   const struct dcsim_explore_opts *o)
-{
-	struct outcome out = { .rc = 2 };
-	static char buf[1 << 16];
-	size_t len = 0;
-	ssize_t n;
-	int pfd[2], status;
-	pid_t pid;
-	const char *p;
-
-	if (pipe(pfd))
-		return out;
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0)
-		return out;
-	if (pid == 0) {
-		struct dcsim_explore_result r;
-		int rc;
-
-		close(pfd[0]);
-		dup2(pfd[1], 2);
-		rc = dcsim_explore_dcache(s, scn, o, &r);
-		fprintf(stderr, "\nRESULT rc=%d first=%lu executions=%lu callbacks=%lu stale=%lu "
-			"conflicts=%lu failure=%.150s\n", rc, r.first_failure, r.executions,
-			r.rcu_callbacks, r.stale_loads, r.htm_conflicts, r.failure);
-		fflush(stderr);
-		_exit(rc < 0 ? 2 : rc);
-	}
-	close(pfd[1]);
-	while ((n = read(pfd[0], buf + len, sizeof(buf) - 1 - len)) > 0) {
-		len += (size_t)n;
-		if (len == sizeof(buf) - 1) {
-			memmove(buf, buf + len / 2, len - len / 2);
-			len -= len / 2;
-		}
-	}
-	buf[len] = '\0';
-	close(pfd[0]);
-	waitpid(pid, &status, 0);
-	if (getenv("DCSIM_TEST_VERBOSE"))
-		fputs(buf, stderr);
-	p = strstr(buf, "\nRESULT ");
-	if (p && WIFEXITED(status)) {
-		sscanf(p, "\nRESULT rc=%d first=%lu executions=%lu callbacks=%lu stale=%lu "
-		       "conflicts=%lu failure=%159[^\n]", &out.rc, &out.first, &out.executions,
-		       &out.callbacks, &out.stale, &out.conflicts, out.failure);
-		return out;
-	}
-	out.rc = -1;
-	p = strstr(buf, "', execution ");
-	if (p)
-		out.first = out.executions = strtoul(p + strlen("', execution "), NULL, 10);
-	p = strstr(buf, "crashed with");
-	if (!p)
-		p = WIFSIGNALED(status) ? "killed by a signal" : "exited abnormally";
-	snprintf(out.failure, sizeof(out.failure), "%.*s", (int)strcspn(p, "\n"), p);
-	return out;
-}
-
 static struct dcsim_explore_opts opts(enum dcsim_explore_mode mode, enum dcsim_explore_memory mem,
 				      enum dcsim_explore_htm htm, unsigned long iters)
 {
@@ -234,7 +166,8 @@ static int must_pass(const struct dcsim_dput_strategy *s, enum dcsim_explore_mem
 
 	for (int scn = 0; scn < DCSIM_DSCN_NR; scn++) {
 		struct dcsim_explore_opts o = opts(DCSIM_EXPLORE_RANDOM, mem, htm, iters);
-		struct outcome r = run_isolated(s, (enum dcsim_dcache_scenario)scn, &o);
+		struct explore_outcome r = explore_isolated(s, (enum dcsim_dcache_scenario)scn, &o,
+							    DCSIM_DCACHE_FAULT_NONE);
 
 		cbs += r.callbacks;
 		stale += r.stale;
@@ -263,7 +196,8 @@ static int must_catch(const struct dcsim_dput_strategy *s, enum dcsim_explore_me
 
 		for (int scn = 0; scn < DCSIM_DSCN_NR && !caught; scn++) {
 			struct dcsim_explore_opts o = opts(modes[m], mem, DCSIM_EXPLORE_HTM_OFF, budget);
-			struct outcome r = run_isolated(s, (enum dcsim_dcache_scenario)scn, &o);
+			struct explore_outcome r = explore_isolated(s, (enum dcsim_dcache_scenario)scn, &o,
+							    DCSIM_DCACHE_FAULT_NONE);
 
 			if (r.rc == 1 || r.rc == -1) {
 				caught = true;

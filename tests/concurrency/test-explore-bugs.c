@@ -41,9 +41,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <dcsim/atomic.h>
 #include <dcsim/dentry.h>
 #include <dcsim/explore-dcache.h>
@@ -52,6 +49,8 @@
 #include <dcsim/rcu.h>
 #include <dcsim/strategy.h>
 #include <dcsim/warn.h>
+
+#include "explore-isolated.h"
 
 #define REF_LRU		(DCSIM_DCACHE_REFERENCED | DCSIM_DCACHE_LRU_LIST)
 #define MUST_DIE	(DCSIM_DCACHE_DISCONNECTED | DCSIM_DCACHE_DONTCACHE)
@@ -280,81 +279,6 @@ static struct dcsim_explore_opts opts(enum dcsim_explore_mode mode, const struct
 	return o;
 }
 
-/*
- * A planted bug may corrupt the cache badly enough to crash (a dentry
- * killed twice unlinks itself twice); the explorer then prints its report
- * and the process dies.  So every exploration runs in a child process; a
- * crash counts as a catch, at the execution its report names.  The parent
- * stays single-threaded, so fork() is safe.
- */
-struct outcome {
-	int rc;			/* 0 passed, 1 caught, -1 child died of a signal */
-	unsigned long first, executions;
-	char failure[160];
-};
-
-static struct outcome run_isolated(const struct dcsim_dput_strategy *s, enum dcsim_dcache_scenario scn,
-				   const struct dcsim_explore_opts *o)
-{
-	struct outcome out = { .rc = 2 };
-	char buf[1 << 16];
-	size_t len = 0;
-	ssize_t n;
-	int pfd[2], status;
-	pid_t pid;
-	const char *p;
-
-	if (pipe(pfd))
-		return out;
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0)
-		return out;
-	if (pid == 0) {
-		struct dcsim_explore_result r;
-		int rc;
-
-		close(pfd[0]);
-		dup2(pfd[1], 2);
-		dcsim_dcache_set_fault(bug_fault(s));
-		rc = dcsim_explore_dcache(s, scn, o, &r);
-		fprintf(stderr, "\nRESULT rc=%d first=%lu executions=%lu failure=%.150s\n", rc,
-			r.first_failure, r.executions, r.failure);
-		fflush(stderr);
-		_exit(rc < 0 ? 2 : rc);
-	}
-	close(pfd[1]);
-	while ((n = read(pfd[0], buf + len, sizeof(buf) - 1 - len)) > 0) {
-		len += (size_t)n;
-		if (len == sizeof(buf) - 1) {
-			/* keep the tail: the RESULT line comes last */
-			memmove(buf, buf + len / 2, len - len / 2);
-			len -= len / 2;
-		}
-	}
-	buf[len] = '\0';
-	close(pfd[0]);
-	waitpid(pid, &status, 0);
-	if (getenv("DCSIM_TEST_VERBOSE"))
-		fputs(buf, stderr);
-	p = strstr(buf, "\nRESULT ");
-	if (p && WIFEXITED(status)) {
-		sscanf(p, "\nRESULT rc=%d first=%lu executions=%lu failure=%159[^\n]", &out.rc,
-		       &out.first, &out.executions, out.failure);
-		return out;
-	}
-	/* Died: the crash report says at which execution. */
-	out.rc = -1;
-	p = strstr(buf, "', execution ");
-	if (p)
-		out.first = out.executions = strtoul(p + strlen("', execution "), NULL, 10);
-	p = strstr(buf, "crashed with");
-	if (!p)
-		p = WIFSIGNALED(status) ? "killed by a signal" : "exited abnormally";
-	snprintf(out.failure, sizeof(out.failure), "%.*s", (int)strcspn(p, "\n"), p);
-	return out;
-}
-
 int main(void)
 {
 	static const enum dcsim_explore_mode modes[] = { DCSIM_EXPLORE_RANDOM, DCSIM_EXPLORE_PCT };
@@ -371,10 +295,11 @@ int main(void)
 	/* The control must survive every scenario. */
 	for (int scn = 0; scn < DCSIM_DSCN_NR; scn++) {
 		struct dcsim_explore_opts o = opts(DCSIM_EXPLORE_RANDOM, &control, 300);
-		struct outcome r;
+		struct explore_outcome r;
 
 		o.quiet = false;
-		r = run_isolated(&control, (enum dcsim_dcache_scenario)scn, &o);
+		r = explore_isolated(&control, (enum dcsim_dcache_scenario)scn, &o,
+				     bug_fault(&control));
 		if (r.rc) {
 			printf("control failed %s: %s\n", dcsim_dcache_scenario_name(scn), r.failure);
 			failed++;
@@ -391,10 +316,11 @@ int main(void)
 			/* Scenarios in order, each up to the budget: the cost of finding it blind. */
 			for (int scn = 0; scn < DCSIM_DSCN_NR && !caught; scn++) {
 				struct dcsim_explore_opts o = opts(modes[m], &bugs[b], budget);
-				struct outcome r;
+				struct explore_outcome r;
 
 				o.quiet = false;	/* the child's report names the execution */
-				r = run_isolated(&bugs[b], (enum dcsim_dcache_scenario)scn, &o);
+				r = explore_isolated(&bugs[b], (enum dcsim_dcache_scenario)scn, &o,
+						     bug_fault(&bugs[b]));
 				if (r.rc == 1 || r.rc == -1) {
 					caught = true;
 					total += r.first;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Differential tests: the differential suite (dcsim_check_diff(),
- * src/check/diff.c) on every registered dput strategy.  Seeded random
+ * Differential tests: the differential suite (dcsim_checker_diff(),
+ * src/checker/diff.c) on every registered dput strategy.  Seeded random
  * traces of cache operations over a small tree run on the strategy (HTM
  * strategies with HTM off, and with simulated transactions committing and
  * aborting in check builds, or the environment's live policy in normal
@@ -13,7 +13,7 @@
  * The runner is library code of the check build (and what dcsim-check
  * runs); normal builds compile it into this program.
  *
- * Environment: DCSIM_CHECK_BUDGET (quick|default|soak; default "default":
+ * Environment: DCSIM_CHECKER_BUDGET (quick|default|soak; default "default":
  * 3000 traces per strategy), DCSIM_DIFF_TRACES and DCSIM_DIFF_STEPS (trace
  * count and length, overriding the budget), DCSIM_SEED (base seed),
  * DCSIM_HTM.
@@ -28,20 +28,20 @@
 
 #include <cmocka.h>
 
-#include <dcsim/check.h>
+#include <dcsim/checker.h>
 #include <dcsim/htm.h>
 #include <dcsim/strategy.h>
 
 #include "harness.h"
 
-static void opts_from_env(struct dcsim_check_opts *o)
+static void opts_from_env(struct dcsim_checker_opts *o)
 {
-	const char *b = getenv("DCSIM_CHECK_BUDGET");
+	const char *b = getenv("DCSIM_CHECKER_BUDGET");
 
-	dcsim_check_opts_init(o);
-	o->budget = DCSIM_CHECK_DEFAULT;
-	if (b && *b && dcsim_check_budget_parse(b, &o->budget))
-		fprintf(stderr, "DCSIM_CHECK_BUDGET=%s: want quick, default or soak\n", b);
+	dcsim_checker_opts_init(o);
+	o->budget = DCSIM_CHECKER_DEFAULT;
+	if (b && *b && dcsim_checker_budget_parse(b, &o->budget))
+		fprintf(stderr, "DCSIM_CHECKER_BUDGET=%s: want quick, default or soak\n", b);
 	o->seed = dcsim_test_seed(20130930);
 	o->diff_traces = dcsim_test_env_u64("DCSIM_DIFF_TRACES", 0);
 	o->diff_steps = (unsigned int)dcsim_test_env_u64("DCSIM_DIFF_STEPS", 0);
@@ -50,16 +50,16 @@ static void opts_from_env(struct dcsim_check_opts *o)
 
 static void test_differential(void **state)
 {
-	struct dcsim_check_opts o;
+	struct dcsim_checker_opts o;
 	size_t failures = 0;
 
 	(void)state;
 	opts_from_env(&o);
 	for (size_t i = 0; i < dcsim_strategy_count(); i++) {
 		const struct dcsim_dput_strategy *s = dcsim_strategy_get(i);
-		struct dcsim_check_result r;
+		struct dcsim_checker_result r;
 
-		if (dcsim_check_diff(s, &o, &r))
+		if (dcsim_checker_diff(s, &o, &r))
 			failures++;
 	}
 	assert_int_equal(failures, 0);
@@ -75,18 +75,18 @@ static struct dcsim_dput_strategy wrong_style;
 static void test_harness_detects(void **state)
 {
 	const struct dcsim_dput_strategy *fast = dcsim_strategy_lookup("fast");
-	struct dcsim_check_opts o;
-	struct dcsim_check_result r;
+	struct dcsim_checker_opts o;
+	struct dcsim_checker_result r;
 
 	(void)state;
 	assert_non_null(fast);
 	wrong_style = *fast;
 	wrong_style.name = "fast-declared-3x";
 	wrong_style.retain_style = DCSIM_RETAIN_ALWAYS_REFERENCED;
-	dcsim_check_opts_init(&o);
+	dcsim_checker_opts_init(&o);
 	o.seed = 777;
 	o.quiet = true;
-	assert_int_equal(dcsim_check_diff(&wrong_style, &o, &r), 1);
+	assert_int_equal(dcsim_checker_diff(&wrong_style, &o, &r), 1);
 	fprintf(stderr, "self-test: wrong spec detected, shrunk to %zu steps (%s)\n",
 		r.shrunk_steps, r.failure);
 	assert_true(r.shrunk_steps <= 4);	/* alloc, add, dput is enough */

@@ -16,7 +16,7 @@
 #include <cmocka.h>
 
 #include <dcsim/cache.h>
-#include <dcsim/check.h>
+#include <dcsim/checker.h>
 #include <dcsim/htm.h>
 #include <dcsim/lockref.h>
 #include <dcsim/rcu.h>
@@ -28,19 +28,19 @@
 /*
  * Two bad puts, on a cached unused dentry (count 0) and on a dead one, with
  * or without ->d_delete(), on every strategy: each must warn once and change
- * nothing.  The expectations are the misuse suite (dcsim_check_misuse(),
- * src/check/misuse.c), which dcsim-check runs on user strategies too;
+ * nothing.  The expectations are the misuse suite (dcsim_checker_misuse(),
+ * src/checker/misuse.c), which dcsim-check runs on user strategies too;
  * normal builds compile it into this program.
  */
 static void test_bad_puts(void **state)
 {
-	struct dcsim_check_opts o;
+	struct dcsim_checker_opts o;
 
 	(void)state;
-	dcsim_check_opts_init(&o);
+	dcsim_checker_opts_init(&o);
 	o.report = stderr;
 	for (size_t i = 0; i < dcsim_strategy_count(); i++)
-		assert_int_equal(dcsim_check_misuse(dcsim_strategy_get(i), &o, NULL), 0);
+		assert_int_equal(dcsim_checker_misuse(dcsim_strategy_get(i), &o, NULL), 0);
 	dcsim_htm_set_policy(dcsim_test_env_policy());
 }
 

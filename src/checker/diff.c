@@ -2,7 +2,7 @@
 /*
  * The differential runner: traces of cache operations over a small tree,
  * run step by step on a strategy and on the executable spec
- * (tests/differential/spec.c).  After every step the canonical states must
+ * (src/checker/spec.c).  After every step the canonical states must
  * be identical and dcsim_cache_check() clean with the exact references the
  * trace holds; at the end every reference is dropped and shrink_all must
  * free everything.  A failing random trace is shrunk (greedy step deletion)
@@ -26,7 +26,7 @@
 #include <string.h>
 
 #include <dcsim/cache.h>
-#include <dcsim/check.h>
+#include <dcsim/checker.h>
 #include <dcsim/config.h>
 #include <dcsim/htm.h>
 #include <dcsim/strategy.h>
@@ -36,23 +36,7 @@
 #endif
 
 #include "diff.h"
-#include "splitmix.h"
-
-const char *const diff_op_names[T_NR] = {
-	"alloc", "add", "rehash", "lookup", "dget", "dget_parent", "dput", "drop",
-	"delete", "invalidate", "set_op", "set_flags", "prune", "shrink_all",
-};
-
-/* Relative frequencies of the random traces. */
-static const unsigned int top_weight[T_NR] = {
-	[T_ALLOC] = 14, [T_ADD] = 12, [T_REHASH] = 2, [T_LOOKUP] = 16, [T_DGET] = 6,
-	[T_DGET_PARENT] = 4, [T_DPUT] = 24, [T_DROP] = 3, [T_DELETE] = 3,
-	[T_INVALIDATE] = 2, [T_SETOP] = 3, [T_SETFLAGS] = 2, [T_PRUNE] = 6, [T_SHRINK_ALL] = 1,
-};
-
-static const char *const names[] = {
-	"a", "b", "c", "a-name-too-long-to-be-stored-inline-in-the-dentry",
-};
+#include "../rng.h"
 
 /*
  * Steps per random trace unless opts->diff_steps says otherwise: the same
@@ -60,205 +44,6 @@ static const char *const names[] = {
  * --diff-steps when it differs).
  */
 #define DIFF_STEPS	60
-
-static uint32_t rng_below(uint64_t *s, uint32_t n)
-{
-	return (uint32_t)(splitmix64_next(s) % n);
-}
-
-static int depth(const struct spec *s, uint32_t id)
-{
-	int n = 0;
-
-	while (s->d[id].parent != id) {
-		id = s->d[id].parent;
-		n++;
-	}
-	return n;
-}
-
-bool diff_valid(const struct run *r, const struct step *st)
-{
-	const struct spec *s = &r->spec;
-	const struct spec_dentry *d = st->a <= SPEC_MAX ? &s->d[st->a] : NULL;
-	bool held = d && st->a && st->a < s->next_id && r->held[st->a] > 0;
-
-	switch (st->op) {
-	case T_ALLOC:
-		return held && st->name && depth(s, st->a) < 3 && s->next_id < SPEC_MAX - 2;
-	case T_ADD:
-	case T_REHASH:
-		return held && d->parent != st->a && !d->hashed &&
-		       (st->op == T_REHASH || !(d->flags & DCSIM_DCACHE_ENTRY_TYPE)) &&
-		       !spec_has_hashed(s, d->parent, d->name);
-	case T_SETOP:
-		return held && !d->hashed;
-	case T_LOOKUP:
-		return held && st->name;
-	case T_DGET:
-	case T_DGET_PARENT:
-	case T_DPUT:
-	case T_DROP:
-	case T_DELETE:
-	case T_INVALIDATE:
-	case T_SETFLAGS:
-		return held;
-	case T_PRUNE:
-	case T_SHRINK_ALL:
-		return true;
-	}
-	return false;
-}
-
-static bool __attribute__((format(printf, 2, 3))) mismatch(struct run *r, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(r->err, sizeof(r->err), fmt, ap);
-	va_end(ap);
-	return false;
-}
-
-static bool got_new(struct run *r, uint32_t id, struct dcsim_dentry *d)
-{
-	char p[128];
-
-	if (!r->c)
-		return true;
-	diff_path(&r->spec, id, p, sizeof(p));
-	if (!d)
-		return mismatch(r, "model: allocation of %s failed", p);
-	if (dcsim_d_id(d) != id)
-		return mismatch(r, "model: new dentry %s has id %" PRIu64 "\nspec:  id %u", p,
-				dcsim_d_id(d), id);
-	r->ptr[id] = d;
-	return true;
-}
-
-static void id_path(struct run *r, uint64_t id, char *buf, size_t len)
-{
-	if (id == 0)
-		snprintf(buf, len, "nothing");
-	else if (id < r->spec.next_id)
-		diff_path(&r->spec, (uint32_t)id, buf, len);
-	else
-		snprintf(buf, len, "dentry #%" PRIu64 " (unknown to the spec)", id);
-}
-
-bool diff_apply(struct run *r, const struct step *st)
-{
-	struct spec *s = &r->spec;
-	struct dcsim_dentry *d = r->c && st->a <= SPEC_MAX ? r->ptr[st->a] : NULL;
-	uint32_t id;
-	unsigned long ks, kc;
-
-	switch (st->op) {
-	case T_ALLOC:
-		id = spec_alloc(s, st->a, st->name);
-		r->held[id]++;
-		return got_new(r, id, r->c ? dcsim_d_alloc(d, st->name) : NULL);
-	case T_ADD:
-		spec_add(s, st->a, st->arg & 1);
-		if (r->c)
-			dcsim_d_add(d, st->arg & 1);
-		return true;
-	case T_REHASH:
-		spec_rehash(s, st->a);
-		if (r->c)
-			dcsim_d_rehash(d);
-		return true;
-	case T_LOOKUP: {
-		struct dcsim_dentry *got = r->c ? dcsim_d_lookup(d, st->name) : NULL;
-		char x[128], y[128];
-
-		id = spec_lookup(s, st->a, st->name);
-		if (id)
-			r->held[id]++;
-		if (!r->c)
-			return true;
-		if ((got ? dcsim_d_id(got) : 0) != id) {
-			id_path(r, got ? dcsim_d_id(got) : 0, x, sizeof(x));
-			id_path(r, id, y, sizeof(y));
-			return mismatch(r, "lookup returned:\nmodel: %s\nspec:  %s", x, y);
-		}
-		return true;
-	}
-	case T_DGET:
-		spec_dget(s, st->a);
-		r->held[st->a]++;
-		if (r->c)
-			dcsim_dget(d);
-		return true;
-	case T_DGET_PARENT: {
-		struct dcsim_dentry *p = r->c ? dcsim_dget_parent(d) : NULL;
-		char x[128], y[128];
-
-		id = spec_dget_parent(s, st->a);
-		r->held[id]++;
-		if (r->c && (!p || dcsim_d_id(p) != id)) {
-			id_path(r, p ? dcsim_d_id(p) : 0, x, sizeof(x));
-			id_path(r, id, y, sizeof(y));
-			return mismatch(r, "dget_parent returned:\nmodel: %s\nspec:  %s", x, y);
-		}
-		return true;
-	}
-	case T_DPUT:
-		r->held[st->a]--;
-		spec_dput(s, st->a);
-		if (r->c)
-			dcsim_dput(d);
-		return true;
-	case T_DROP:
-		spec_drop(s, st->a);
-		if (r->c)
-			dcsim_d_drop(d);
-		return true;
-	case T_DELETE:
-		spec_delete(s, st->a);
-		if (r->c)
-			dcsim_d_delete(d);
-		return true;
-	case T_INVALIDATE:
-		spec_invalidate(s, st->a);
-		if (r->c)
-			dcsim_d_invalidate(d);
-		return true;
-	case T_SETOP: {
-		enum spec_op_kind op = st->arg & 1 ? SPEC_OP_NEVER : SPEC_OP_ALWAYS;
-
-		spec_set_op(s, st->a, op);
-		if (r->c)
-			dcsim_d_set_op(d, spec_d_op(op));
-		return true;
-	}
-	case T_SETFLAGS: {
-		uint32_t f = st->arg & 1 ? DCSIM_DCACHE_DONTCACHE : DCSIM_DCACHE_DISCONNECTED;
-
-		spec_set_flags(s, st->a, f);
-		if (r->c)
-			dcsim_d_set_flags(d, f);
-		return true;
-	}
-	case T_PRUNE:
-		ks = spec_prune(s, st->arg);
-		if (!r->c)
-			return true;
-		kc = dcsim_prune(r->c, st->arg);
-		if (ks != kc)
-			return mismatch(r, "prune %u killed:\nmodel: %lu\nspec:  %lu", st->arg, kc, ks);
-		return true;
-	case T_SHRINK_ALL:
-		ks = spec_shrink_all(s);
-		if (!r->c)
-			return true;
-		kc = dcsim_shrink_all(r->c);
-		if (ks != kc)
-			return mismatch(r, "shrink_all killed:\nmodel: %lu\nspec:  %lu", kc, ks);
-		return true;
-	}
-	return mismatch(r, "bad op %u", st->op);
-}
 
 /* ---- reports -------------------------------------------------------------- */
 
@@ -329,7 +114,7 @@ static void state_delta(const struct dcsim_snapshot_delta *d, void *arg)
 		state_fields(d->a, x, sizeof(x));
 	if (d->b)
 		state_fields(d->b, y, sizeof(y));
-	id_path(ctx->r, d->a ? d->a->id : d->b->id, p, sizeof(p));
+	diff_id_path(ctx->r, d->a ? d->a->id : d->b->id, p, sizeof(p));
 	ctx->used = appendf(b, len, ctx->used, "\n  %s\n    model: %s\n    spec:  %s", p, x, y);
 	/* state_fields() names the flags the spec models; say if others differ */
 	if (d->a && d->b && !strcmp(x, y))
@@ -361,7 +146,7 @@ static void ids_to_paths(struct run *r, const char *in, char *out, size_t len)
 			char *end, p[128];
 			unsigned long long id = strtoull(in + 1, &end, 10);
 
-			id_path(r, id, p, sizeof(p));
+			diff_id_path(r, id, p, sizeof(p));
 			used = appendf(out, len, used, "%s", p);
 			in = end;
 			if (in[0] == ' ' && in[1] == '\'') {
@@ -387,10 +172,10 @@ static bool compare(struct run *r)
 	unsigned int n;
 
 	if (dcsim_cache_snapshot(r->c, &a))
-		return mismatch(r, "model: snapshot failed");
+		return diff_mismatch(r, "model: snapshot failed");
 	if (spec_snapshot(&r->spec, &b)) {
 		dcsim_cache_snapshot_release(&a);
-		return mismatch(r, "spec: snapshot failed");
+		return diff_mismatch(r, "spec: snapshot failed");
 	}
 	n = dcsim_snapshot_diff_each(&a, &b, NULL, NULL);
 	if (n)
@@ -458,7 +243,7 @@ static void replay_body(struct replay_ctx *x)
 	r->c = dcsim_cache_create(&cc);
 	root = spec_alloc_root(&r->spec, "/");
 	r->held[root] = 1;
-	ok = got_new(r, root, dcsim_d_alloc_root(r->c, "/"));
+	ok = diff_got_new(r, root, dcsim_d_alloc_root(r->c, "/"));
 	for (size_t i = 0; ok && i < t->n; i++) {
 		if (!diff_valid(r, &t->s[i]))
 			continue;
@@ -482,15 +267,15 @@ static void replay_body(struct replay_ctx *x)
 		diff_format_step(&r->spec, &st, x->step_line, sizeof(x->step_line));
 		ok = diff_apply(r, &st) && compare(r);
 		if (ok && r->spec.allocs != r->spec.frees)
-			ok = mismatch(r, "%" PRId64 " dentries left after the epilogue",
-				      r->spec.allocs - r->spec.frees);
+			ok = diff_mismatch(r, "%" PRId64 " dentries left after the epilogue",
+					   r->spec.allocs - r->spec.frees);
 	}
 	if (ok && dcsim_warn_count() != w) {
 		char last[200];
 
 		dcsim_warn_last(last, sizeof(last));
-		ok = mismatch(r, "model: %lu misuse warnings (the last: %s)\nspec:  0",
-			      dcsim_warn_count() - w, last);
+		ok = diff_mismatch(r, "model: %lu misuse warnings (the last: %s)\nspec:  0",
+				   dcsim_warn_count() - w, last);
 	}
 	if (!ok)
 		snprintf(x->err, sizeof(x->err), "%s", r->err);
@@ -573,50 +358,6 @@ static bool replay(const struct config *cfg, const struct trace *t, struct repla
 
 /* ---- random traces and shrinking ------------------------------------------ */
 
-static void generate(struct trace *t, uint64_t seed, size_t steps)
-{
-	uint64_t rng = seed;
-	struct run *r = calloc(1, sizeof(*r));
-	unsigned int total = 0;
-	uint32_t root;
-
-	memset(t, 0, sizeof(*t));
-	t->seed = seed;
-	t->s = calloc(steps, sizeof(*t->s));
-	if (!r || !t->s) {
-		free(r);
-		return;
-	}
-	for (int i = 0; i < T_NR; i++)
-		total += top_weight[i];
-	spec_init(&r->spec, DCSIM_RETAIN_LRU_THEN_REFERENCED);
-	root = spec_alloc_root(&r->spec, "/");
-	r->held[root] = 1;
-	for (size_t tries = 0; t->n < steps && tries < steps * 50; tries++) {
-		struct step st = { 0 };
-		unsigned int x = rng_below(&rng, total), b;
-		uint32_t cand[SPEC_MAX], nc = 0;
-
-		while (x >= top_weight[st.op])
-			x -= top_weight[st.op++];
-		for (uint32_t i = 1; i < r->spec.next_id; i++)
-			if (r->held[i] > 0)
-				cand[nc++] = i;
-		st.a = nc ? cand[rng_below(&rng, nc)] : 0;
-		b = rng_below(&rng, 64);
-		st.name = names[b % DCSIM_ARRAY_SIZE(names)];
-		st.arg = st.op == T_PRUNE ? b % 8 + 1 : b & 1;
-		/* Keep the root's own reference most of the time. */
-		if (st.op == T_DPUT && st.a == root && r->held[root] == 1 && rng_below(&rng, 8))
-			continue;
-		if (!diff_valid(r, &st))
-			continue;
-		diff_apply(r, &st);
-		t->s[t->n++] = st;
-	}
-	free(r);
-}
-
 /* The id step @i of @t allocates, or 0 if it is no alloc or is skipped. */
 static uint32_t alloc_id(const struct trace *t, size_t i)
 {
@@ -689,12 +430,12 @@ static void __attribute__((format(printf, 3, 4))) one_line(char *buf, size_t len
 		*nl = '\0';
 }
 
-static FILE *report_file(const struct dcsim_check_opts *o)
+static FILE *report_file(const struct dcsim_checker_opts *o)
 {
 	return o->report ? o->report : stdout;
 }
 
-static FILE *progress_file(const struct dcsim_check_opts *o)
+static FILE *progress_file(const struct dcsim_checker_opts *o)
 {
 	return o->progress ? o->progress : stderr;
 }
@@ -719,7 +460,7 @@ static size_t valid_steps(const struct trace *t, size_t upto)
 	return n;
 }
 
-static void report_failure(const struct dcsim_check_opts *o, const struct config *cfg,
+static void report_failure(const struct dcsim_checker_opts *o, const struct config *cfg,
 			   const struct trace *t, const struct replay_ctx *x, const char *what,
 			   const char *replay_args)
 {
@@ -793,7 +534,7 @@ static void restore_policy(void)
 }
 
 /* DCSIM_EXPLORE_SCENARIO would skip the one-thread explorer runs of the HTM configs. */
-static bool scenario_env_set(const struct dcsim_check_opts *o, size_t ncfg)
+static bool scenario_env_set(const struct dcsim_checker_opts *o, size_t ncfg)
 {
 	const char *e = getenv("DCSIM_EXPLORE_SCENARIO");
 
@@ -804,11 +545,11 @@ static bool scenario_env_set(const struct dcsim_check_opts *o, size_t ncfg)
 	return true;
 }
 
-int dcsim_check_diff(const struct dcsim_dput_strategy *s, const struct dcsim_check_opts *o,
-		     struct dcsim_check_result *res)
+int dcsim_checker_diff(const struct dcsim_dput_strategy *s, const struct dcsim_checker_opts *o,
+		     struct dcsim_checker_result *res)
 {
 	static const unsigned long ntraces[] = { 300, 3000, 30000 };
-	struct dcsim_check_result local;
+	struct dcsim_checker_result local;
 	struct config cfgs[3];
 	size_t ncfg;
 	unsigned long n, commits = 0;
@@ -817,7 +558,7 @@ int dcsim_check_diff(const struct dcsim_dput_strategy *s, const struct dcsim_che
 	if (!res)
 		res = &local;
 	memset(res, 0, sizeof(*res));
-	if (!s || !o || (unsigned int)o->budget > DCSIM_CHECK_SOAK)
+	if (!s || !o || (unsigned int)o->budget > DCSIM_CHECKER_SOAK)
 		return -EINVAL;
 	ncfg = configs(s, cfgs);
 	if (scenario_env_set(o, ncfg)) {
@@ -833,7 +574,7 @@ int dcsim_check_diff(const struct dcsim_dput_strategy *s, const struct dcsim_che
 	for (unsigned long i = 0; i < n && !res->failures; i++) {
 		struct trace t;
 
-		generate(&t, o->seed + i, steps);
+		diff_generate(&t, o->seed + i, steps, NULL);
 		if (!t.s) {
 			restore_policy();
 			return -ENOMEM;
@@ -902,10 +643,10 @@ int dcsim_check_diff(const struct dcsim_dput_strategy *s, const struct dcsim_che
 	return res->failures ? 1 : 0;
 }
 
-int dcsim_check_trace_file(const struct dcsim_dput_strategy *s, const char *path,
-			   const struct dcsim_check_opts *o, struct dcsim_check_result *res)
+int dcsim_checker_trace_file(const struct dcsim_dput_strategy *s, const char *path,
+			   const struct dcsim_checker_opts *o, struct dcsim_checker_result *res)
 {
-	struct dcsim_check_result local;
+	struct dcsim_checker_result local;
 	struct config cfgs[3];
 	struct trace t;
 	char err[512];

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The misuse suite (dcsim_check_misuse()): puts without a reference, on a
+ * The misuse suite (dcsim_checker_misuse()): puts without a reference, on a
  * cached unused dentry (count 0) and on a dead one, with and without
  * ->d_delete() (which sends fast and fast-htm down lockref_put_or_lock()).
  * Each must give exactly one kernel-style warning and change nothing: the
@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include <dcsim/cache.h>
-#include <dcsim/check.h>
+#include <dcsim/checker.h>
 #include <dcsim/htm.h>
 #include <dcsim/rcu.h>
 #include <dcsim/strategy.h>
@@ -142,10 +142,10 @@ static void one_policy(struct misuse *m)
 		     "spec:  none", dcsim_warn_count() - w);
 }
 
-int dcsim_check_misuse(const struct dcsim_dput_strategy *s, const struct dcsim_check_opts *o,
-		       struct dcsim_check_result *res)
+int dcsim_checker_misuse(const struct dcsim_dput_strategy *s, const struct dcsim_checker_opts *o,
+		       struct dcsim_checker_result *res)
 {
-	struct dcsim_check_result local;
+	struct dcsim_checker_result local;
 	struct misuse m = { .s = s };
 	struct dcsim_htm_info info;
 	enum dcsim_htm_policy env;

@@ -1,25 +1,25 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* Options shared by the checker suites (<dcsim/check.h>). */
+/* Options shared by the checker suites (<dcsim/checker.h>). */
 
 #include <errno.h>
 #include <string.h>
 
-#include <dcsim/check.h>
+#include <dcsim/checker.h>
 
-void dcsim_check_opts_init(struct dcsim_check_opts *opts)
+void dcsim_checker_opts_init(struct dcsim_checker_opts *opts)
 {
 	memset(opts, 0, sizeof(*opts));
-	opts->budget = DCSIM_CHECK_QUICK;
+	opts->budget = DCSIM_CHECKER_QUICK;
 	opts->seed = 20130930;
 }
 
-int dcsim_check_budget_parse(const char *str, enum dcsim_check_budget *out)
+int dcsim_checker_budget_parse(const char *str, enum dcsim_checker_budget *out)
 {
 	static const char *const b[] = { "quick", "default", "soak" };
 
 	for (int i = 0; i < 3; i++) {
 		if (str && !strcmp(str, b[i])) {
-			*out = (enum dcsim_check_budget)i;
+			*out = (enum dcsim_checker_budget)i;
 			return 0;
 		}
 	}

@@ -6,7 +6,7 @@
  * lockless cmpxchg, skipping d_lock and so the d_lru_add() that retaining
  * it needs.  The dentry is left unused, hashed and off the LRU: the
  * shrinker can never find it.  dcsim-check --suites diff must fail on it
- * and print a replay line that fails the same way (tests/check/).
+ * and print a replay line that fails the same way (tests/checker-cli/).
  *
  * Registered from dcsim_plugin_init(), the documented entry point.
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The stress suite (dcsim_check_stress()): real threads, random operation
+ * The stress suite (dcsim_checker_stress()): real threads, random operation
  * mixes on one shared tree, then the invariants.
  *
  *   1. build /d0../dD-1, each with a few files, all cached and unused;
@@ -31,14 +31,14 @@
 #include <unistd.h>
 
 #include <dcsim/cache.h>
-#include <dcsim/check.h>
+#include <dcsim/checker.h>
 #include <dcsim/dentry.h>
 #include <dcsim/htm.h>
 #include <dcsim/stats.h>
 #include <dcsim/strategy.h>
 #include <dcsim/warn.h>
 
-#include "splitmix.h"
+#include "../rng.h"
 
 #define MAX_THREADS	64
 #define NR_DIRS		4
@@ -75,7 +75,7 @@ static double now(void)
 /* Keep a reference for later, or drop it if our hands are full. */
 static void hold(struct worker *w, struct dcsim_dentry *d)
 {
-	unsigned int slot = (unsigned int)(splitmix64_next(&w->rng) % MAX_HELD);
+	unsigned int slot = (unsigned int)splitmix64_below(&w->rng, MAX_HELD);
 
 	dcsim_dput(w->held[slot]);
 	w->held[slot] = d;
@@ -221,11 +221,11 @@ static int check_quiescent(struct stress *st, FILE *out, const char *strategy, c
 	return 1;
 }
 
-int dcsim_check_stress(const struct dcsim_dput_strategy *s, unsigned int nthreads, long ops,
-		       double seconds, const struct dcsim_check_opts *o, struct dcsim_check_result *res)
+int dcsim_checker_stress(const struct dcsim_dput_strategy *s, unsigned int nthreads, long ops,
+		       double seconds, const struct dcsim_checker_opts *o, struct dcsim_checker_result *res)
 {
 	static const long budget_ops[] = { 20000, 200000, 2000000 };
-	struct dcsim_check_result local;
+	struct dcsim_checker_result local;
 	FILE *out, *prog;
 	uint64_t seed;
 	struct dcsim_cache_config cfg = { .strategy = s };
@@ -241,7 +241,7 @@ int dcsim_check_stress(const struct dcsim_dput_strategy *s, unsigned int nthread
 	if (!res)
 		res = &local;
 	memset(res, 0, sizeof(*res));
-	if (!s || !o || nthreads > MAX_THREADS || (unsigned int)o->budget > DCSIM_CHECK_SOAK)
+	if (!s || !o || nthreads > MAX_THREADS || (unsigned int)o->budget > DCSIM_CHECKER_SOAK)
 		return -EINVAL;
 	if (nthreads == 0) {
 		long ncpu = sysconf(_SC_NPROCESSORS_ONLN);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The explore suite (dcsim_check_explore()): every dentry cache scenario of
+ * The explore suite (dcsim_checker_explore()): every dentry cache scenario of
  * <dcsim/explore-dcache.h> on one strategy, random walk and PCT, with HTM
  * off and, for a strategy with DCSIM_STRATEGY_USES_HTM, with simulated
  * transactions that commit and with injected aborts.  An HTM strategy none
@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <dcsim/check.h>
+#include <dcsim/checker.h>
 #include <dcsim/explore-dcache.h>
 #include <dcsim/explore.h>
 #include <dcsim/strategy.h>
@@ -32,15 +32,15 @@ static const char *htm_label(enum dcsim_explore_htm h)
 	       "sim-aborts";
 }
 
-int dcsim_check_explore(const struct dcsim_dput_strategy *s, const struct dcsim_check_opts *o,
-			struct dcsim_check_result *res)
+int dcsim_checker_explore(const struct dcsim_dput_strategy *s, const struct dcsim_checker_opts *o,
+			struct dcsim_checker_result *res)
 {
 	static const enum dcsim_explore_htm htms[] = {
 		DCSIM_EXPLORE_HTM_OFF, DCSIM_EXPLORE_HTM_COMMIT, DCSIM_EXPLORE_HTM_ABORTS,
 	};
 	static const enum dcsim_explore_mode modes[] = { DCSIM_EXPLORE_RANDOM, DCSIM_EXPLORE_PCT };
 	static const unsigned long iters[] = { 60, 250, 2500 };
-	struct dcsim_check_result local;
+	struct dcsim_checker_result local;
 	FILE *out, *prog;
 	unsigned long commits = 0;
 	bool one = o && o->scenario;
@@ -49,7 +49,7 @@ int dcsim_check_explore(const struct dcsim_dput_strategy *s, const struct dcsim_
 	if (!res)
 		res = &local;
 	memset(res, 0, sizeof(*res));
-	if (!s || !o || (unsigned int)o->budget > DCSIM_CHECK_SOAK)
+	if (!s || !o || (unsigned int)o->budget > DCSIM_CHECKER_SOAK)
 		return -EINVAL;
 	out = o->report ? o->report : stdout;
 	prog = o->progress ? o->progress : stderr;

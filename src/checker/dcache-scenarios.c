@@ -13,9 +13,13 @@
  * freely.
  *
  * Because the programs are data, the check can run them on the executable
- * spec too (tests/differential/spec.c, compiled into the check library):
+ * spec too (src/checker/spec.c, compiled into the check library):
  * exactly, in the order they ran, when no two calls overlapped; else it
  * requires the final state to be that of some serial order (docs/testing.md).
+ *
+ * This file is the runner (setup, the threads, the checks at quiescence,
+ * the spec comparison); the scenarios themselves, one struct scn_def each,
+ * are the table of dcache-scenario-defs.c.
  */
 
 #include <errno.h>
@@ -31,139 +35,8 @@
 #include <dcsim/strategy.h>
 #include <dcsim/warn.h>
 
-#include "../../tests/differential/spec.h"
-
-#define NTHREADS	3
-#define NSLOTS		6
-#define MAXOPS		6
-#define MAX_OUTCOMES	512
-
-enum sop_kind {
-	SOP_END,
-	SOP_DPUT,		/* dput(slot a); the slot is emptied */
-	SOP_LOOKUP,		/* slot dst = d_lookup(slot a, name) */
-	SOP_LOOKUP_HIT,		/* ... which must find it */
-	SOP_LOOKUP_MISS,	/* ... which must not */
-	SOP_DROP,		/* d_drop(slot a) */
-	SOP_DELETE,		/* d_delete(slot a) */
-	SOP_INVALIDATE,		/* d_invalidate(slot a) */
-	SOP_PRUNE,		/* prune(n) */
-	SOP_SHRINK_ALL,
-	SOP_DGET_PARENT,	/* slot dst = dget_parent(slot a) */
-	SOP_SET_FLAGS,		/* d_set_flags(slot a, n) */
-	SOP_DPUT_UNOWNED,	/* misuse: dput(slot a) without owning a reference */
-	SOP_CREATE,		/* slot dst = d_alloc(slot a, name) + d_add(positive) */
-};
-
-struct sop {
-	uint8_t kind, a, dst;
-	uint32_t n;
-	const char *name;
-};
-
-#define DPUT(s)			{ SOP_DPUT, s, 0, 0, NULL }
-#define LOOKUP(p, nm, d)	{ SOP_LOOKUP, p, d, 0, nm }
-#define LOOKUP_HIT(p, nm, d)	{ SOP_LOOKUP_HIT, p, d, 0, nm }
-#define LOOKUP_MISS(p, nm, d)	{ SOP_LOOKUP_MISS, p, d, 0, nm }
-#define DROP(s)			{ SOP_DROP, s, 0, 0, NULL }
-#define DELETE(s)		{ SOP_DELETE, s, 0, 0, NULL }
-#define INVALIDATE(s)		{ SOP_INVALIDATE, s, 0, 0, NULL }
-#define PRUNE(k)		{ SOP_PRUNE, 0, 0, k, NULL }
-#define SHRINK_ALL()		{ SOP_SHRINK_ALL, 0, 0, 0, NULL }
-#define DGET_PARENT(s, d)	{ SOP_DGET_PARENT, s, d, 0, NULL }
-#define SET_FLAGS(s, f)		{ SOP_SET_FLAGS, s, 0, f, NULL }
-#define DPUT_UNOWNED(s)		{ SOP_DPUT_UNOWNED, s, 0, 0, NULL }
-#define CREATE(p, nm, d)	{ SOP_CREATE, p, d, 0, nm }
-
-/* What a scenario is: its programs and how its end state is judged. */
-struct scn_def {
-	const char *name;
-	struct sop prog[NTHREADS][MAXOPS];
-	unsigned int warns;		/* misuse warnings expected */
-	bool no_spec;			/* not comparable with the spec (misuse) */
-};
-
-static const struct scn_def scn_defs[DCSIM_DSCN_NR] = {
-	[DCSIM_DSCN_FINAL_DPUTS] = { "final-dputs", {
-		{ DPUT(1) },
-		{ DPUT(1) },
-		{ LOOKUP(0, "f", 1), DPUT(1) } } },
-	[DCSIM_DSCN_FINAL_DPUTS_COLD] = { "final-dputs-cold", {
-		{ DPUT(1) },
-		{ DPUT(1) },
-		{ LOOKUP(0, "f", 1), DPUT(1) } } },
-	[DCSIM_DSCN_DPUT_VS_DROP] = { "dput-vs-drop", {
-		{ DPUT(1) },
-		/* f is hashed until we unhash it: the lookup cannot fail. */
-		{ LOOKUP_HIT(0, "f", 1), DROP(1), DPUT(1) },
-		{ LOOKUP(0, "f", 1), DPUT(1) } } },
-	[DCSIM_DSCN_DPUT_VS_DELETE] = { "dput-vs-delete", {
-		{ DPUT(1) },
-		{ LOOKUP_HIT(0, "f", 1), DELETE(1), DPUT(1) },
-		{ LOOKUP(0, "f", 1), DPUT(1) } } },
-	[DCSIM_DSCN_LOOKUP_SHRINK] = { "lookup-shrink", {
-		{ DPUT(1), LOOKUP(0, "g", 2), DPUT(2) },
-		{ PRUNE(3), PRUNE(3) },
-		{ LOOKUP(0, "f", 1), DPUT(1) } } },
-	[DCSIM_DSCN_OP_DELETE] = { "op-delete", {
-		{ DPUT(1), DPUT(2) },
-		{ DPUT(2), DPUT(1) },
-		{ LOOKUP(0, "g", 1), DPUT(1) } } },
-	[DCSIM_DSCN_CASCADE] = { "cascade", {
-		{ DROP(1), DPUT(1) },
-		{ LOOKUP(1, "b2", 2), DPUT(2), LOOKUP_MISS(1, "b", 3), DPUT(1) },
-		{ PRUNE(8) } } },
-	/*
-	 * LRU [f, e, g], none REFERENCED: T0's prune scans f (or e, if f is
-	 * gone) and never reaches g, so g's final put always sets REFERENCED.
-	 */
-	[DCSIM_DSCN_PRUNE_VS_DROP] = { "prune-vs-drop", {
-		{ PRUNE(1) },
-		{ LOOKUP(0, "f", 1), DROP(1), DPUT(1) },
-		{ LOOKUP_HIT(0, "g", 1), DPUT(1) } } },
-	/* d/p/{f,g}, p held only by its children: the last kill cascades to p. */
-	[DCSIM_DSCN_PRUNE_SIBLINGS] = { "prune-siblings", {
-		{ PRUNE(1) },
-		{ PRUNE(1) },
-		{ LOOKUP(0, "p", 1), LOOKUP(1, "f", 2), DPUT(2), DPUT(1) } } },
-	/* d/p/{f,g}; T0 and T2 hold p, T2 holds f. */
-	[DCSIM_DSCN_INVALIDATE] = { "invalidate", {
-		{ INVALIDATE(1), DPUT(1) },
-		{ PRUNE(2) },
-		{ DPUT(1), LOOKUP(2, "g", 3), DPUT(3), DPUT(2) } } },
-	[DCSIM_DSCN_SHRINK_ALL] = { "shrink-all", {
-		{ SHRINK_ALL() },
-		{ DPUT(1), LOOKUP(0, "g", 2), DPUT(2) },
-		{ LOOKUP(0, "f", 1), DPUT(1) } } },
-	[DCSIM_DSCN_DONTCACHE] = { "dontcache", {
-		{ DPUT(1), DPUT(2) },
-		{ LOOKUP_HIT(0, "f", 1), SET_FLAGS(1, DCSIM_DCACHE_DONTCACHE), DPUT(1) },
-		{ LOOKUP_HIT(0, "g", 1), SET_FLAGS(1, DCSIM_DCACHE_DISCONNECTED), DPUT(1) } } },
-	/* d/a/b/c, b unhashed and held by c only; T0 and T1 hold c. */
-	[DCSIM_DSCN_DGET_PARENT] = { "dget-parent", {
-		{ DGET_PARENT(1, 2), DPUT(1), DPUT(2) },
-		{ DROP(1), DPUT(1) },
-		{ LOOKUP_HIT(0, "a", 1), LOOKUP_MISS(1, "b", 2), DPUT(1) } } },
-	/* f and f2 name one inode; f is DONTCACHE: its final put kills it. */
-	[DCSIM_DSCN_UNLINK_ALIAS] = { "unlink-alias", {
-		{ DPUT(1) },
-		{ DELETE(1), DPUT(1) },
-		{ LOOKUP(0, "f", 1), DPUT(1) } } },
-	/*
-	 * p cached, unused, childless, not REFERENCED.  T0's prune may take p
-	 * onto its list, T2 then gives it a child c, and T1's prunes kill c
-	 * while p is still on T0's list (__dput_to_list() leaves p to T0).
-	 */
-	[DCSIM_DSCN_PRUNE_CREATE] = { "prune-create", {
-		{ PRUNE(1) },
-		{ PRUNE(1), PRUNE(1) },
-		{ LOOKUP(0, "p", 1), CREATE(1, "c", 2), DPUT(2), DPUT(1) } } },
-	/* f cached and unused; T0 puts it without a reference. */
-	[DCSIM_DSCN_MISUSE] = { "misuse-put", {
-		{ DPUT_UNOWNED(1) },
-		{ LOOKUP_HIT(0, "f", 1), DPUT(1) },
-		{ LOOKUP(0, "g", 1), DPUT(1) } }, .warns = 1, .no_spec = true },
-};
+#include "dcache-scenarios.h"
+#include "spec.h"
 
 /* A compact end state for "some serial order" comparisons (no LRU order). */
 struct rstate {
@@ -190,23 +63,6 @@ struct dscn_arg {
 	bool outcomes_overflow;			/* too many: the any-order check is off */
 };
 
-struct dscn {
-	struct dscn_arg *arg;
-	const struct scn_def *def;
-	struct dcsim_cache *cache;
-	struct dcsim_dentry *root, *dir;
-	struct dcsim_dentry *slot[NTHREADS][NSLOTS];
-	enum spec_op_kind op_kind[SPEC_MAX + 1];	/* by dentry id */
-	uint64_t id_f, id_g, id_b, id_c;
-	unsigned long warn0;
-	uint64_t skips0;	/* shrinker trylock failures before the threads ran */
-	/* when each call began and ended, in a clock only the running thread ticks */
-	unsigned long clock;
-	unsigned long t_begin[NTHREADS][MAXOPS], t_end[NTHREADS][MAXOPS];
-	unsigned int nr_ran[NTHREADS];
-	bool broken;		/* setup failed */
-};
-
 const char *dcsim_dcache_scenario_name(enum dcsim_dcache_scenario scn)
 {
 	if ((unsigned int)scn >= DCSIM_DSCN_NR)
@@ -225,220 +81,6 @@ unsigned int dcsim_explore_check_cache(struct dcsim_cache *cache, const struct d
 	if (n)
 		dcsim_explore_fail("%u cache invariant violation%s: %s", n, n == 1 ? "" : "s", report);
 	return n;
-}
-
-/* ---- building the tree (controller thread) ---- */
-
-static int keep(const struct dcsim_dentry *d)
-{
-	(void)d;
-	return 0;
-}
-
-static int discard(const struct dcsim_dentry *d)
-{
-	(void)d;
-	return 1;
-}
-
-static const struct dcsim_dentry_operations keep_ops = { .d_delete = keep };
-static const struct dcsim_dentry_operations discard_ops = { .d_delete = discard };
-
-/* A new hashed positive child, with one reference. */
-static struct dcsim_dentry *mk(struct dscn *s, struct dcsim_dentry *parent, const char *name,
-			       const struct dcsim_dentry_operations *ops)
-{
-	struct dcsim_dentry *d = parent ? dcsim_d_alloc(parent, name) : NULL;
-
-	if (!d || dcsim_d_id(d) > SPEC_MAX) {
-		s->broken = true;
-		return NULL;
-	}
-	if (ops) {
-		dcsim_d_set_op(d, ops);
-		s->op_kind[dcsim_d_id(d)] = ops == &keep_ops ? SPEC_OP_NEVER : SPEC_OP_ALWAYS;
-	}
-	dcsim_d_add(d, true);
-	return d;
-}
-
-static struct dcsim_dentry *lookup(struct dscn *s, struct dcsim_dentry *parent, const char *name)
-{
-	struct dcsim_dentry *d = parent ? dcsim_d_lookup(parent, name) : NULL;
-
-	if (!d)
-		s->broken = true;
-	return d;
-}
-
-/*
- * Drop the reference, then look it up and drop it again: in every retain
- * style the dentry is then unused, on the LRU and REFERENCED, the state in
- * which the rtm and fast-htm transactions commit.
- */
-static void warm(struct dscn *s, struct dcsim_dentry *parent, struct dcsim_dentry *d,
-		 const char *name)
-{
-	if (!d)
-		return;
-	dcsim_dput(d);
-	dcsim_dput(lookup(s, parent, name));
-}
-
-/* Build the scenario's tree and hand out the threads' starting references. */
-static void build(struct dscn *s)
-{
-	struct dcsim_dentry *f, *g, *p, *a, *b, *c, *b2, *f2;
-
-	switch (s->arg->kind) {
-	case DCSIM_DSCN_FINAL_DPUTS:
-	case DCSIM_DSCN_DPUT_VS_DROP:
-	case DCSIM_DSCN_DPUT_VS_DELETE:
-		f = mk(s, s->dir, "f", NULL);
-		if (!f)
-			break;
-		s->id_f = dcsim_d_id(f);
-		warm(s, s->dir, f, "f");
-		s->slot[0][1] = lookup(s, s->dir, "f");
-		if (s->arg->kind == DCSIM_DSCN_FINAL_DPUTS)
-			s->slot[1][1] = lookup(s, s->dir, "f");
-		break;
-	case DCSIM_DSCN_FINAL_DPUTS_COLD:
-		f = mk(s, s->dir, "f", NULL);
-		if (!f)
-			break;
-		s->id_f = dcsim_d_id(f);
-		s->slot[0][1] = f;
-		s->slot[1][1] = dcsim_dget(f);
-		break;
-	case DCSIM_DSCN_LOOKUP_SHRINK:
-		f = mk(s, s->dir, "f", NULL);
-		g = mk(s, s->dir, "g", NULL);
-		warm(s, s->dir, f, "f");
-		warm(s, s->dir, g, "g");
-		s->slot[0][1] = lookup(s, s->dir, "f");
-		break;
-	case DCSIM_DSCN_OP_DELETE:
-		f = mk(s, s->dir, "f", &keep_ops);
-		g = mk(s, s->dir, "g", &discard_ops);
-		if (!f || !g)
-			break;
-		s->id_f = dcsim_d_id(f);
-		s->id_g = dcsim_d_id(g);
-		s->slot[0][1] = f;
-		s->slot[1][1] = dcsim_dget(f);
-		s->slot[0][2] = g;
-		s->slot[1][2] = dcsim_dget(g);
-		break;
-	case DCSIM_DSCN_CASCADE:
-		/* d/a/{b/c, b2}: b unhashed, held only by c; a held by T1. */
-		a = mk(s, s->dir, "a", NULL);
-		b = mk(s, a, "b", NULL);
-		b2 = mk(s, a, "b2", NULL);
-		c = mk(s, b, "c", NULL);
-		if (!c || !b2)
-			break;
-		warm(s, a, b2, "b2");
-		s->id_b = dcsim_d_id(b);
-		s->id_c = dcsim_d_id(c);
-		dcsim_d_drop(b);
-		dcsim_dput(b);
-		s->slot[0][1] = c;
-		s->slot[1][1] = a;
-		break;
-	case DCSIM_DSCN_PRUNE_VS_DROP: {
-		struct dcsim_dentry *e;
-
-		f = mk(s, s->dir, "f", NULL);
-		e = mk(s, s->dir, "e", NULL);
-		g = mk(s, s->dir, "g", NULL);
-		if (!f || !e || !g)
-			break;
-		s->id_f = dcsim_d_id(f);
-		s->id_g = dcsim_d_id(g);
-		/* LRU order is first-put order: f, e, g. */
-		warm(s, s->dir, f, "f");
-		warm(s, s->dir, e, "e");
-		warm(s, s->dir, g, "g");
-		/* All rotate once, in order, and lose REFERENCED. */
-		dcsim_prune(s->cache, 3);
-		break;
-	}
-	case DCSIM_DSCN_SHRINK_ALL:
-	case DCSIM_DSCN_DONTCACHE:
-	case DCSIM_DSCN_MISUSE:
-		f = mk(s, s->dir, "f", NULL);
-		g = mk(s, s->dir, "g", NULL);
-		if (!f || !g)
-			break;
-		s->id_f = dcsim_d_id(f);
-		s->id_g = dcsim_d_id(g);
-		warm(s, s->dir, f, "f");
-		warm(s, s->dir, g, "g");
-		if (s->arg->kind == DCSIM_DSCN_SHRINK_ALL) {
-			s->slot[1][1] = lookup(s, s->dir, "f");
-		} else if (s->arg->kind == DCSIM_DSCN_DONTCACHE) {
-			s->slot[0][1] = lookup(s, s->dir, "f");
-			s->slot[0][2] = lookup(s, s->dir, "g");
-		} else {
-			s->slot[0][1] = f;	/* borrowed: no reference */
-		}
-		break;
-	case DCSIM_DSCN_PRUNE_SIBLINGS:
-	case DCSIM_DSCN_INVALIDATE:
-		p = mk(s, s->dir, "p", NULL);
-		f = mk(s, p, "f", NULL);
-		g = mk(s, p, "g", NULL);
-		if (!f || !g)
-			break;
-		s->id_f = dcsim_d_id(f);
-		s->id_g = dcsim_d_id(g);
-		warm(s, p, f, "f");
-		warm(s, p, g, "g");
-		dcsim_prune(s->cache, 2);	/* neither REFERENCED now */
-		if (s->arg->kind == DCSIM_DSCN_INVALIDATE) {
-			s->slot[0][1] = dcsim_dget(p);
-			s->slot[2][1] = lookup(s, p, "f");
-			s->slot[2][2] = dcsim_dget(p);
-		}
-		dcsim_dput(p);		/* held by its children (and the threads) */
-		break;
-	case DCSIM_DSCN_DGET_PARENT:
-		/* d/a/b/c: b unhashed, held only by c. */
-		a = mk(s, s->dir, "a", NULL);
-		b = mk(s, a, "b", NULL);
-		c = mk(s, b, "c", NULL);
-		if (!c)
-			break;
-		s->id_b = dcsim_d_id(b);
-		s->id_c = dcsim_d_id(c);
-		dcsim_dput(a);
-		dcsim_d_drop(b);
-		dcsim_dput(b);
-		s->slot[0][1] = c;
-		s->slot[1][1] = dcsim_dget(c);
-		break;
-	case DCSIM_DSCN_PRUNE_CREATE:
-		p = mk(s, s->dir, "p", NULL);
-		warm(s, s->dir, p, "p");
-		dcsim_prune(s->cache, 1);	/* rotated: no longer REFERENCED */
-		break;
-	case DCSIM_DSCN_UNLINK_ALIAS:
-		f = mk(s, s->dir, "f", NULL);
-		f2 = f ? dcsim_d_alloc(s->dir, "f2") : NULL;
-		if (!f2 || dcsim_d_add_link(f2, f)) {
-			s->broken = true;
-			break;
-		}
-		s->id_f = dcsim_d_id(f);
-		s->id_g = dcsim_d_id(f2);
-		dcsim_d_set_flags(f, DCSIM_DCACHE_DONTCACHE);
-		s->slot[0][1] = f;
-		s->slot[1][1] = f2;
-		break;
-	case DCSIM_DSCN_NR:
-		break;
-	}
 }
 
 /* ---- the spec side ---- */
@@ -709,12 +351,12 @@ static void *dscn_setup(void *argp)
 		return NULL;
 	}
 	s->root = dcsim_d_alloc_root(s->cache, "root");
-	s->dir = s->root ? mk(s, s->root, "d", NULL) : NULL;
+	s->dir = s->root ? dscn_mk(s, s->root, "d", NULL) : NULL;
 	if (!s->root || !s->dir) {
 		s->broken = true;
 		return s;
 	}
-	build(s);
+	s->def->build(s);
 	/* Slot 0 of every thread: the directory, borrowed (we keep our reference). */
 	for (unsigned int t = 0; t < NTHREADS; t++)
 		s->slot[t][0] = s->dir;
@@ -805,7 +447,7 @@ static void dscn_thread(void *state, unsigned int tid)
 
 /* ---- the check at quiescence ---- */
 
-static const struct dcsim_dentry_state *find(const struct dcsim_cache_snapshot *snap, uint64_t id)
+const struct dcsim_dentry_state *dscn_find(const struct dcsim_cache_snapshot *snap, uint64_t id)
 {
 	if (!id)
 		return NULL;
@@ -920,9 +562,7 @@ static void dscn_check(void *state)
 		{ .dentry = s->root, .refs = 1 }, { .dentry = s->dir, .refs = 1 },
 	};
 	struct dcsim_cache_snapshot snap;
-	const struct dcsim_dentry_state *f, *g;
 	unsigned long warns;
-	int64_t kills;
 
 	if (s->broken) {
 		dcsim_explore_fail("scenario setup failed");
@@ -942,50 +582,8 @@ static void dscn_check(void *state)
 		dcsim_explore_fail("snapshot failed");
 		return;
 	}
-	kills = snap.counters.kills;
-	f = find(&snap, s->id_f);
-	g = find(&snap, s->id_g);
-	switch (s->arg->kind) {
-	case DCSIM_DSCN_FINAL_DPUTS:
-	case DCSIM_DSCN_FINAL_DPUTS_COLD:
-		if (!f || !f->hashed || f->count != 0 || kills)
-			dcsim_explore_fail("f should be cached and unused: %s, %" PRId64 " kills",
-					   f ? "present" : "gone", kills);
-		break;
-	case DCSIM_DSCN_DPUT_VS_DROP:
-		if (f || kills != 1)
-			dcsim_explore_fail("dropped f should be killed exactly once: %s, %" PRId64
-					   " kills", f ? "still reachable" : "gone", kills);
-		break;
-	case DCSIM_DSCN_DPUT_VS_DELETE:
-		/* d_delete() with count 1 keeps it (negative), else unhashes it. */
-		if (f ? (kills != 0 || !f->hashed || f->count) : kills != 1)
-			dcsim_explore_fail("deleted f: %s, %" PRId64 " kills",
-					   f ? "still reachable" : "gone", kills);
-		break;
-	case DCSIM_DSCN_OP_DELETE:
-		if (!f || f->count || g || kills != 1)
-			dcsim_explore_fail("d_delete() keeps f and discards g exactly once: f %s, "
-					   "g %s, %" PRId64 " kills", f ? "present" : "gone",
-					   g ? "present" : "gone", kills);
-		break;
-	case DCSIM_DSCN_CASCADE:
-	case DCSIM_DSCN_DGET_PARENT:
-		if (find(&snap, s->id_b) || find(&snap, s->id_c))
-			dcsim_explore_fail("the cascade must kill c and its unhashed parent b");
-		break;
-	case DCSIM_DSCN_DONTCACHE:
-		if (f || g || kills != 2)
-			dcsim_explore_fail("DONTCACHE f and DISCONNECTED g die on their final put: "
-					   "f %s, g %s", f ? "present" : "gone", g ? "present" : "gone");
-		break;
-	case DCSIM_DSCN_UNLINK_ALIAS:
-		if (f || !g || (g->flags & DCSIM_DCACHE_ENTRY_TYPE) || g->count)
-			dcsim_explore_fail("DONTCACHE f dies, the unlinked alias stays negative");
-		break;
-	default:
-		break;
-	}
+	if (s->def->check)
+		s->def->check(s, &snap);
 	if (!s->def->no_spec)
 		check_spec(s, &snap);
 	dcsim_cache_snapshot_release(&snap);

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#ifndef DCSIM_CHECK_DIFF_H
-#define DCSIM_CHECK_DIFF_H
+#ifndef DCSIM_CHECKER_DIFF_H
+#define DCSIM_CHECKER_DIFF_H
 
 /*
  * Internals of the differential runner (diff.c) and of the trace format
- * (trace.c, docs/trace-format.md).  Hidden: not dcsim_-prefixed.
+ * (trace.c, docs/trace-format.md), the one trace language of the tree.
+ * Hidden: not dcsim_-prefixed, so not exported from libdcsim-check; a test
+ * that builds on it links the checker archive (checker_internal_dep).
  *
  * A trace is a list of steps over dentry ids; ids are the spec's, given in
  * allocation order (the root is 1).  A step that is invalid in the state
@@ -18,7 +20,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../../tests/differential/spec.h"
+#include "spec.h"
 
 enum top {
 	T_ALLOC, T_ADD, T_REHASH, T_LOOKUP, T_DGET, T_DGET_PARENT, T_DPUT, T_DROP,
@@ -56,8 +58,26 @@ struct run {
 };
 
 bool diff_valid(const struct run *r, const struct step *st);
+/* Record a mismatch in r->err.  Return: false. */
+bool __attribute__((format(printf, 2, 3))) diff_mismatch(struct run *r, const char *fmt, ...);
+/* Bind spec id @id to the cache's new dentry @d.  Return: false on a mismatch. */
+bool diff_got_new(struct run *r, uint32_t id, struct dcsim_dentry *d);
+/* The path of the dentry with cache id @id, as the spec knows it, into @buf. */
+void diff_id_path(struct run *r, uint64_t id, char *buf, size_t len);
 /* Apply @st to the spec (and the cache if r->c).  Return: false on a mismatch. */
 bool diff_apply(struct run *r, const struct step *st);
+
+/* The suite's relative frequencies of the operations. */
+extern const unsigned int diff_default_weights[T_NR];
+
+/*
+ * diff_generate() - a random trace of up to @steps valid steps from @seed
+ * (t->s allocated, free with trace_release()): operations drawn with
+ * @weights (T_NR entries; a 0 never draws that operation; NULL: the
+ * suite's), each valid in the spec's state where it runs.  The same seed
+ * and weights give the same trace everywhere (src/rng.h).
+ */
+void diff_generate(struct trace *t, uint64_t seed, size_t steps, const unsigned int *weights);
 
 /* The full path of spec dentry @id ("/", "/a/b"), into @buf. */
 void diff_path(const struct spec *s, uint32_t id, char *buf, size_t len);
@@ -83,4 +103,4 @@ int trace_parse(const char *path, struct trace *t, char *err, size_t errlen);
 
 void trace_release(struct trace *t);
 
-#endif /* DCSIM_CHECK_DIFF_H */
+#endif /* DCSIM_CHECKER_DIFF_H */

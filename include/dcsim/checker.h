@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#ifndef DCSIM_CHECK_H
-#define DCSIM_CHECK_H
+#ifndef DCSIM_CHECKER_H
+#define DCSIM_CHECKER_H
 
 /*
  * The checkers as library code (check build only): the suites that the
@@ -30,14 +30,14 @@
 #include <dcsim/compiler.h>
 #include <dcsim/strategy.h>
 
-enum dcsim_check_budget {
-	DCSIM_CHECK_QUICK,	/* seconds: what the test suite runs */
-	DCSIM_CHECK_DEFAULT,
-	DCSIM_CHECK_SOAK,	/* tens of minutes */
+enum dcsim_checker_budget {
+	DCSIM_CHECKER_QUICK,	/* seconds: what the test suite runs */
+	DCSIM_CHECKER_DEFAULT,
+	DCSIM_CHECKER_SOAK,	/* tens of minutes */
 };
 
-struct dcsim_check_opts {
-	enum dcsim_check_budget budget;
+struct dcsim_checker_opts {
+	enum dcsim_checker_budget budget;
 	uint64_t seed;			/* base seed of the suite */
 	FILE *report;			/* failure reports (NULL: stdout) */
 	FILE *progress;			/* one line per part (NULL: stderr) */
@@ -57,58 +57,58 @@ struct dcsim_check_opts {
 	unsigned int diff_steps;
 };
 
-struct dcsim_check_result {
+struct dcsim_checker_result {
 	unsigned long runs;		/* traces x configs, explorations, ... */
 	unsigned long failures;
 	size_t shrunk_steps;		/* diff: steps of the shrunk failing trace */
 	char failure[512];		/* the first failure, one line */
 };
 
-/** dcsim_check_opts_init() - quick budget, the default seed, stdout/stderr. */
-DCSIM_API void dcsim_check_opts_init(struct dcsim_check_opts *opts);
+/** dcsim_checker_opts_init() - quick budget, the default seed, stdout/stderr. */
+DCSIM_API void dcsim_checker_opts_init(struct dcsim_checker_opts *opts);
 
-/** dcsim_check_budget_parse() - "quick", "default" or "soak". Return: 0 or -EINVAL. */
-DCSIM_API int dcsim_check_budget_parse(const char *str, enum dcsim_check_budget *out);
+/** dcsim_checker_budget_parse() - "quick", "default" or "soak". Return: 0 or -EINVAL. */
+DCSIM_API int dcsim_checker_budget_parse(const char *str, enum dcsim_checker_budget *out);
 
 /**
- * dcsim_check_diff() - the differential suite on @s.  Traces use seeds
+ * dcsim_checker_diff() - the differential suite on @s.  Traces use seeds
  * opts->seed, opts->seed + 1, ...; it stops at the first failure, so the
  * replay line "--suites diff --seed N" reruns the failing trace first.
  * Return: 0, 1 or -errno; @res (may be NULL) gets the counts.
  */
-DCSIM_API int dcsim_check_diff(const struct dcsim_dput_strategy *s,
-			       const struct dcsim_check_opts *opts,
-			       struct dcsim_check_result *res);
+DCSIM_API int dcsim_checker_diff(const struct dcsim_dput_strategy *s,
+			       const struct dcsim_checker_opts *opts,
+			       struct dcsim_checker_result *res);
 
 /**
- * dcsim_check_trace_file() - replay the trace file @path on @s against the
- * spec, step by step (the configs of dcsim_check_diff()).
+ * dcsim_checker_trace_file() - replay the trace file @path on @s against the
+ * spec, step by step (the configs of dcsim_checker_diff()).
  * Return: 0, 1 (mismatch), -EINVAL (a malformed trace: message on
  * opts->progress), -errno (file not readable).
  */
-DCSIM_API int dcsim_check_trace_file(const struct dcsim_dput_strategy *s, const char *path,
-				     const struct dcsim_check_opts *opts,
-				     struct dcsim_check_result *res);
+DCSIM_API int dcsim_checker_trace_file(const struct dcsim_dput_strategy *s, const char *path,
+				     const struct dcsim_checker_opts *opts,
+				     struct dcsim_checker_result *res);
 
-/** dcsim_check_explore() - every scenario (or opts->scenario) on @s.  Return: 0, 1, -errno. */
-DCSIM_API int dcsim_check_explore(const struct dcsim_dput_strategy *s,
-				  const struct dcsim_check_opts *opts,
-				  struct dcsim_check_result *res);
+/** dcsim_checker_explore() - every scenario (or opts->scenario) on @s.  Return: 0, 1, -errno. */
+DCSIM_API int dcsim_checker_explore(const struct dcsim_dput_strategy *s,
+				  const struct dcsim_checker_opts *opts,
+				  struct dcsim_checker_result *res);
 
 /**
- * dcsim_check_stress() - @nthreads real threads (0: by budget) on one tree
+ * dcsim_checker_stress() - @nthreads real threads (0: by budget) on one tree
  * for @ops operations each, or for @seconds if > 0 (both 0: by budget),
  * then the invariants; one result row on stdout.  HTM runs
  * as the environment's policy allows (simulated transactions do not run
  * outside the explorer).  Return: 0, 1, -errno.
  */
-DCSIM_API int dcsim_check_stress(const struct dcsim_dput_strategy *s, unsigned int nthreads,
-				 long ops, double seconds, const struct dcsim_check_opts *opts,
-				 struct dcsim_check_result *res);
+DCSIM_API int dcsim_checker_stress(const struct dcsim_dput_strategy *s, unsigned int nthreads,
+				 long ops, double seconds, const struct dcsim_checker_opts *opts,
+				 struct dcsim_checker_result *res);
 
-/** dcsim_check_misuse() - bad puts on @s: one warning each, no corruption.  Return: 0, 1. */
-DCSIM_API int dcsim_check_misuse(const struct dcsim_dput_strategy *s,
-				 const struct dcsim_check_opts *opts,
-				 struct dcsim_check_result *res);
+/** dcsim_checker_misuse() - bad puts on @s: one warning each, no corruption.  Return: 0, 1. */
+DCSIM_API int dcsim_checker_misuse(const struct dcsim_dput_strategy *s,
+				 const struct dcsim_checker_opts *opts,
+				 struct dcsim_checker_result *res);
 
-#endif /* DCSIM_CHECK_H */
+#endif /* DCSIM_CHECKER_H */

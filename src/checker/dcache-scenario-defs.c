@@ -1,0 +1,461 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The dentry cache scenarios, one struct scn_def each: the tree it builds,
+ * the references each thread starts with, the threads' programs, and what
+ * the end state must show beyond the invariants and the spec.  Adding a
+ * scenario is one entry here and its name in <dcsim/explore-dcache.h>.
+ * The runner (setup, threads, the spec comparison) is dcache-scenarios.c.
+ */
+
+#include <inttypes.h>
+
+#include <dcsim/cache.h>
+#include <dcsim/dentry.h>
+#include <dcsim/explore.h>
+
+#include "dcache-scenarios.h"
+
+/* ---- building the tree (controller thread) ---- */
+
+static int keep(const struct dcsim_dentry *d)
+{
+	(void)d;
+	return 0;
+}
+
+static int discard(const struct dcsim_dentry *d)
+{
+	(void)d;
+	return 1;
+}
+
+static const struct dcsim_dentry_operations keep_ops = { .d_delete = keep };
+static const struct dcsim_dentry_operations discard_ops = { .d_delete = discard };
+
+struct dcsim_dentry *dscn_mk(struct dscn *s, struct dcsim_dentry *parent, const char *name,
+			     const struct dcsim_dentry_operations *ops)
+{
+	struct dcsim_dentry *d = parent ? dcsim_d_alloc(parent, name) : NULL;
+
+	if (!d || dcsim_d_id(d) > SPEC_MAX) {
+		s->broken = true;
+		return NULL;
+	}
+	if (ops) {
+		dcsim_d_set_op(d, ops);
+		s->op_kind[dcsim_d_id(d)] = ops == &keep_ops ? SPEC_OP_NEVER : SPEC_OP_ALWAYS;
+	}
+	dcsim_d_add(d, true);
+	return d;
+}
+
+static struct dcsim_dentry *lookup(struct dscn *s, struct dcsim_dentry *parent, const char *name)
+{
+	struct dcsim_dentry *d = parent ? dcsim_d_lookup(parent, name) : NULL;
+
+	if (!d)
+		s->broken = true;
+	return d;
+}
+
+/*
+ * Drop the reference, then look it up and drop it again: in every retain
+ * style the dentry is then unused, on the LRU and REFERENCED, the state in
+ * which the rtm and fast-htm transactions commit.
+ */
+static void warm(struct dscn *s, struct dcsim_dentry *parent, struct dcsim_dentry *d,
+		 const char *name)
+{
+	if (!d)
+		return;
+	dcsim_dput(d);
+	dcsim_dput(lookup(s, parent, name));
+}
+
+/* d/f, warm; T0 holds f.  Return: false if setup failed. */
+static bool warm_f(struct dscn *s)
+{
+	struct dcsim_dentry *f = dscn_mk(s, s->dir, "f", NULL);
+
+	if (!f)
+		return false;
+	s->id_f = dcsim_d_id(f);
+	warm(s, s->dir, f, "f");
+	s->slot[0][1] = lookup(s, s->dir, "f");
+	return true;
+}
+
+/* d/{f,g}, both warm.  Return: false if setup failed. */
+static bool warm_fg(struct dscn *s)
+{
+	struct dcsim_dentry *f = dscn_mk(s, s->dir, "f", NULL);
+	struct dcsim_dentry *g = dscn_mk(s, s->dir, "g", NULL);
+
+	if (!f || !g)
+		return false;
+	s->id_f = dcsim_d_id(f);
+	s->id_g = dcsim_d_id(g);
+	warm(s, s->dir, f, "f");
+	warm(s, s->dir, g, "g");
+	return true;
+}
+
+/* d/p/{f,g}, both warm and rotated (not REFERENCED); p held.  Return: p or NULL. */
+static struct dcsim_dentry *p_fg(struct dscn *s)
+{
+	struct dcsim_dentry *p = dscn_mk(s, s->dir, "p", NULL);
+	struct dcsim_dentry *f = dscn_mk(s, p, "f", NULL);
+	struct dcsim_dentry *g = dscn_mk(s, p, "g", NULL);
+
+	if (!f || !g)
+		return NULL;
+	s->id_f = dcsim_d_id(f);
+	s->id_g = dcsim_d_id(g);
+	warm(s, p, f, "f");
+	warm(s, p, g, "g");
+	dcsim_prune(s->cache, 2);	/* neither REFERENCED now */
+	return p;
+}
+
+/* ---- the scenarios ---- */
+
+static void build_final_dputs(struct dscn *s)
+{
+	if (warm_f(s))
+		s->slot[1][1] = lookup(s, s->dir, "f");
+}
+
+static void check_final_dputs(const struct dscn *s, const struct dcsim_cache_snapshot *snap)
+{
+	const struct dcsim_dentry_state *f = dscn_find(snap, s->id_f);
+	int64_t kills = snap->counters.kills;
+
+	if (!f || !f->hashed || f->count != 0 || kills)
+		dcsim_explore_fail("f should be cached and unused: %s, %" PRId64 " kills",
+				   f ? "present" : "gone", kills);
+}
+
+static void build_final_dputs_cold(struct dscn *s)
+{
+	struct dcsim_dentry *f = dscn_mk(s, s->dir, "f", NULL);
+
+	if (!f)
+		return;
+	s->id_f = dcsim_d_id(f);
+	s->slot[0][1] = f;
+	s->slot[1][1] = dcsim_dget(f);
+}
+
+static void build_warm_f(struct dscn *s)
+{
+	warm_f(s);
+}
+
+static void check_dput_vs_drop(const struct dscn *s, const struct dcsim_cache_snapshot *snap)
+{
+	const struct dcsim_dentry_state *f = dscn_find(snap, s->id_f);
+	int64_t kills = snap->counters.kills;
+
+	if (f || kills != 1)
+		dcsim_explore_fail("dropped f should be killed exactly once: %s, %" PRId64
+				   " kills", f ? "still reachable" : "gone", kills);
+}
+
+static void check_dput_vs_delete(const struct dscn *s, const struct dcsim_cache_snapshot *snap)
+{
+	const struct dcsim_dentry_state *f = dscn_find(snap, s->id_f);
+	int64_t kills = snap->counters.kills;
+
+	/* d_delete() with count 1 keeps it (negative), else unhashes it. */
+	if (f ? (kills != 0 || !f->hashed || f->count) : kills != 1)
+		dcsim_explore_fail("deleted f: %s, %" PRId64 " kills",
+				   f ? "still reachable" : "gone", kills);
+}
+
+static void build_lookup_shrink(struct dscn *s)
+{
+	struct dcsim_dentry *f = dscn_mk(s, s->dir, "f", NULL);
+	struct dcsim_dentry *g = dscn_mk(s, s->dir, "g", NULL);
+
+	warm(s, s->dir, f, "f");
+	warm(s, s->dir, g, "g");
+	s->slot[0][1] = lookup(s, s->dir, "f");
+}
+
+static void build_op_delete(struct dscn *s)
+{
+	struct dcsim_dentry *f = dscn_mk(s, s->dir, "f", &keep_ops);
+	struct dcsim_dentry *g = dscn_mk(s, s->dir, "g", &discard_ops);
+
+	if (!f || !g)
+		return;
+	s->id_f = dcsim_d_id(f);
+	s->id_g = dcsim_d_id(g);
+	s->slot[0][1] = f;
+	s->slot[1][1] = dcsim_dget(f);
+	s->slot[0][2] = g;
+	s->slot[1][2] = dcsim_dget(g);
+}
+
+static void check_op_delete(const struct dscn *s, const struct dcsim_cache_snapshot *snap)
+{
+	const struct dcsim_dentry_state *f = dscn_find(snap, s->id_f);
+	const struct dcsim_dentry_state *g = dscn_find(snap, s->id_g);
+	int64_t kills = snap->counters.kills;
+
+	if (!f || f->count || g || kills != 1)
+		dcsim_explore_fail("d_delete() keeps f and discards g exactly once: f %s, "
+				   "g %s, %" PRId64 " kills", f ? "present" : "gone",
+				   g ? "present" : "gone", kills);
+}
+
+/* d/a/{b/c, b2}: b unhashed, held only by c; a held by T1. */
+static void build_cascade(struct dscn *s)
+{
+	struct dcsim_dentry *a = dscn_mk(s, s->dir, "a", NULL);
+	struct dcsim_dentry *b = dscn_mk(s, a, "b", NULL);
+	struct dcsim_dentry *b2 = dscn_mk(s, a, "b2", NULL);
+	struct dcsim_dentry *c = dscn_mk(s, b, "c", NULL);
+
+	if (!c || !b2)
+		return;
+	warm(s, a, b2, "b2");
+	s->id_b = dcsim_d_id(b);
+	s->id_c = dcsim_d_id(c);
+	dcsim_d_drop(b);
+	dcsim_dput(b);
+	s->slot[0][1] = c;
+	s->slot[1][1] = a;
+}
+
+static void check_cascade(const struct dscn *s, const struct dcsim_cache_snapshot *snap)
+{
+	if (dscn_find(snap, s->id_b) || dscn_find(snap, s->id_c))
+		dcsim_explore_fail("the cascade must kill c and its unhashed parent b");
+}
+
+static void build_prune_vs_drop(struct dscn *s)
+{
+	struct dcsim_dentry *f = dscn_mk(s, s->dir, "f", NULL);
+	struct dcsim_dentry *e = dscn_mk(s, s->dir, "e", NULL);
+	struct dcsim_dentry *g = dscn_mk(s, s->dir, "g", NULL);
+
+	if (!f || !e || !g)
+		return;
+	s->id_f = dcsim_d_id(f);
+	s->id_g = dcsim_d_id(g);
+	/* LRU order is first-put order: f, e, g. */
+	warm(s, s->dir, f, "f");
+	warm(s, s->dir, e, "e");
+	warm(s, s->dir, g, "g");
+	/* All rotate once, in order, and lose REFERENCED. */
+	dcsim_prune(s->cache, 3);
+}
+
+static void build_prune_siblings(struct dscn *s)
+{
+	struct dcsim_dentry *p = p_fg(s);
+
+	if (p)
+		dcsim_dput(p);	/* held by its children only */
+}
+
+static void build_invalidate(struct dscn *s)
+{
+	struct dcsim_dentry *p = p_fg(s);
+
+	if (!p)
+		return;
+	s->slot[0][1] = dcsim_dget(p);
+	s->slot[2][1] = lookup(s, p, "f");
+	s->slot[2][2] = dcsim_dget(p);
+	dcsim_dput(p);		/* held by its children and the threads */
+}
+
+static void build_shrink_all(struct dscn *s)
+{
+	if (warm_fg(s))
+		s->slot[1][1] = lookup(s, s->dir, "f");
+}
+
+static void build_dontcache(struct dscn *s)
+{
+	if (!warm_fg(s))
+		return;
+	s->slot[0][1] = lookup(s, s->dir, "f");
+	s->slot[0][2] = lookup(s, s->dir, "g");
+}
+
+static void check_dontcache(const struct dscn *s, const struct dcsim_cache_snapshot *snap)
+{
+	const struct dcsim_dentry_state *f = dscn_find(snap, s->id_f);
+	const struct dcsim_dentry_state *g = dscn_find(snap, s->id_g);
+
+	if (f || g || snap->counters.kills != 2)
+		dcsim_explore_fail("DONTCACHE f and DISCONNECTED g die on their final put: "
+				   "f %s, g %s", f ? "present" : "gone", g ? "present" : "gone");
+}
+
+/* d/a/b/c: b unhashed, held only by c; T0 and T1 hold c. */
+static void build_dget_parent(struct dscn *s)
+{
+	struct dcsim_dentry *a = dscn_mk(s, s->dir, "a", NULL);
+	struct dcsim_dentry *b = dscn_mk(s, a, "b", NULL);
+	struct dcsim_dentry *c = dscn_mk(s, b, "c", NULL);
+
+	if (!c)
+		return;
+	s->id_b = dcsim_d_id(b);
+	s->id_c = dcsim_d_id(c);
+	dcsim_dput(a);
+	dcsim_d_drop(b);
+	dcsim_dput(b);
+	s->slot[0][1] = c;
+	s->slot[1][1] = dcsim_dget(c);
+}
+
+/* f and f2 name one inode; f is DONTCACHE. */
+static void build_unlink_alias(struct dscn *s)
+{
+	struct dcsim_dentry *f = dscn_mk(s, s->dir, "f", NULL);
+	struct dcsim_dentry *f2 = f ? dcsim_d_alloc(s->dir, "f2") : NULL;
+
+	if (!f2 || dcsim_d_add_link(f2, f)) {
+		s->broken = true;
+		return;
+	}
+	s->id_f = dcsim_d_id(f);
+	s->id_g = dcsim_d_id(f2);
+	dcsim_d_set_flags(f, DCSIM_DCACHE_DONTCACHE);
+	s->slot[0][1] = f;
+	s->slot[1][1] = f2;
+}
+
+static void check_unlink_alias(const struct dscn *s, const struct dcsim_cache_snapshot *snap)
+{
+	const struct dcsim_dentry_state *f = dscn_find(snap, s->id_f);
+	const struct dcsim_dentry_state *g = dscn_find(snap, s->id_g);
+
+	if (f || !g || (g->flags & DCSIM_DCACHE_ENTRY_TYPE) || g->count)
+		dcsim_explore_fail("DONTCACHE f dies, the unlinked alias stays negative");
+}
+
+/* p cached, unused, childless, not REFERENCED. */
+static void build_prune_create(struct dscn *s)
+{
+	struct dcsim_dentry *p = dscn_mk(s, s->dir, "p", NULL);
+
+	warm(s, s->dir, p, "p");
+	dcsim_prune(s->cache, 1);	/* rotated: no longer REFERENCED */
+}
+
+/* f cached and unused; T0 borrows it without a reference. */
+static void build_misuse(struct dscn *s)
+{
+	struct dcsim_dentry *f = dscn_mk(s, s->dir, "f", NULL);
+	struct dcsim_dentry *g = dscn_mk(s, s->dir, "g", NULL);
+
+	if (!f || !g)
+		return;
+	s->id_f = dcsim_d_id(f);
+	s->id_g = dcsim_d_id(g);
+	warm(s, s->dir, f, "f");
+	warm(s, s->dir, g, "g");
+	s->slot[0][1] = f;	/* borrowed: no reference */
+}
+
+/* The table: see struct scn_def. */
+const struct scn_def scn_defs[DCSIM_DSCN_NR] = {
+	[DCSIM_DSCN_FINAL_DPUTS] = { "final-dputs", build_final_dputs, {
+		{ DPUT(1) },
+		{ DPUT(1) },
+		{ LOOKUP(0, "f", 1), DPUT(1) } },
+		.check = check_final_dputs },
+	[DCSIM_DSCN_FINAL_DPUTS_COLD] = { "final-dputs-cold", build_final_dputs_cold, {
+		{ DPUT(1) },
+		{ DPUT(1) },
+		{ LOOKUP(0, "f", 1), DPUT(1) } },
+		.check = check_final_dputs },
+	[DCSIM_DSCN_DPUT_VS_DROP] = { "dput-vs-drop", build_warm_f, {
+		{ DPUT(1) },
+		/* f is hashed until we unhash it: the lookup cannot fail. */
+		{ LOOKUP_HIT(0, "f", 1), DROP(1), DPUT(1) },
+		{ LOOKUP(0, "f", 1), DPUT(1) } },
+		.check = check_dput_vs_drop },
+	[DCSIM_DSCN_DPUT_VS_DELETE] = { "dput-vs-delete", build_warm_f, {
+		{ DPUT(1) },
+		{ LOOKUP_HIT(0, "f", 1), DELETE(1), DPUT(1) },
+		{ LOOKUP(0, "f", 1), DPUT(1) } },
+		.check = check_dput_vs_delete },
+	[DCSIM_DSCN_LOOKUP_SHRINK] = { "lookup-shrink", build_lookup_shrink, {
+		{ DPUT(1), LOOKUP(0, "g", 2), DPUT(2) },
+		{ PRUNE(3), PRUNE(3) },
+		{ LOOKUP(0, "f", 1), DPUT(1) } } },
+	[DCSIM_DSCN_OP_DELETE] = { "op-delete", build_op_delete, {
+		{ DPUT(1), DPUT(2) },
+		{ DPUT(2), DPUT(1) },
+		{ LOOKUP(0, "g", 1), DPUT(1) } },
+		.check = check_op_delete },
+	[DCSIM_DSCN_CASCADE] = { "cascade", build_cascade, {
+		{ DROP(1), DPUT(1) },
+		{ LOOKUP(1, "b2", 2), DPUT(2), LOOKUP_MISS(1, "b", 3), DPUT(1) },
+		{ PRUNE(8) } },
+		.check = check_cascade },
+	/*
+	 * LRU [f, e, g], none REFERENCED: T0's prune scans f (or e, if f is
+	 * gone) and never reaches g, so g's final put always sets REFERENCED.
+	 */
+	[DCSIM_DSCN_PRUNE_VS_DROP] = { "prune-vs-drop", build_prune_vs_drop, {
+		{ PRUNE(1) },
+		{ LOOKUP(0, "f", 1), DROP(1), DPUT(1) },
+		{ LOOKUP_HIT(0, "g", 1), DPUT(1) } } },
+	/* d/p/{f,g}, p held only by its children: the last kill cascades to p. */
+	[DCSIM_DSCN_PRUNE_SIBLINGS] = { "prune-siblings", build_prune_siblings, {
+		{ PRUNE(1) },
+		{ PRUNE(1) },
+		{ LOOKUP(0, "p", 1), LOOKUP(1, "f", 2), DPUT(2), DPUT(1) } } },
+	/* d/p/{f,g}; T0 and T2 hold p, T2 holds f. */
+	[DCSIM_DSCN_INVALIDATE] = { "invalidate", build_invalidate, {
+		{ INVALIDATE(1), DPUT(1) },
+		{ PRUNE(2) },
+		{ DPUT(1), LOOKUP(2, "g", 3), DPUT(3), DPUT(2) } } },
+	[DCSIM_DSCN_SHRINK_ALL] = { "shrink-all", build_shrink_all, {
+		{ SHRINK_ALL() },
+		{ DPUT(1), LOOKUP(0, "g", 2), DPUT(2) },
+		{ LOOKUP(0, "f", 1), DPUT(1) } } },
+	[DCSIM_DSCN_DONTCACHE] = { "dontcache", build_dontcache, {
+		{ DPUT(1), DPUT(2) },
+		{ LOOKUP_HIT(0, "f", 1), SET_FLAGS(1, DCSIM_DCACHE_DONTCACHE), DPUT(1) },
+		{ LOOKUP_HIT(0, "g", 1), SET_FLAGS(1, DCSIM_DCACHE_DISCONNECTED), DPUT(1) } },
+		.check = check_dontcache },
+	/* d/a/b/c, b unhashed and held by c only; T0 and T1 hold c. */
+	[DCSIM_DSCN_DGET_PARENT] = { "dget-parent", build_dget_parent, {
+		{ DGET_PARENT(1, 2), DPUT(1), DPUT(2) },
+		{ DROP(1), DPUT(1) },
+		{ LOOKUP_HIT(0, "a", 1), LOOKUP_MISS(1, "b", 2), DPUT(1) } },
+		.check = check_cascade },
+	/* f and f2 name one inode; f is DONTCACHE: its final put kills it. */
+	[DCSIM_DSCN_UNLINK_ALIAS] = { "unlink-alias", build_unlink_alias, {
+		{ DPUT(1) },
+		{ DELETE(1), DPUT(1) },
+		{ LOOKUP(0, "f", 1), DPUT(1) } },
+		.check = check_unlink_alias },
+	/*
+	 * p cached, unused, childless, not REFERENCED.  T0's prune may take p
+	 * onto its list, T2 then gives it a child c, and T1's prunes kill c
+	 * while p is still on T0's list (__dput_to_list() leaves p to T0).
+	 */
+	[DCSIM_DSCN_PRUNE_CREATE] = { "prune-create", build_prune_create, {
+		{ PRUNE(1) },
+		{ PRUNE(1), PRUNE(1) },
+		{ LOOKUP(0, "p", 1), CREATE(1, "c", 2), DPUT(2), DPUT(1) } } },
+	/* f cached and unused; T0 puts it without a reference. */
+	[DCSIM_DSCN_MISUSE] = { "misuse-put", build_misuse, {
+		{ DPUT_UNOWNED(1) },
+		{ LOOKUP_HIT(0, "f", 1), DPUT(1) },
+		{ LOOKUP(0, "g", 1), DPUT(1) } },
+		.warns = 1, .no_spec = true },
+};
+
+_Static_assert(sizeof(scn_defs) / sizeof(scn_defs[0]) == DCSIM_DSCN_NR,
+	       "one definition per scenario of <dcsim/explore-dcache.h>");

@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * One step of a trace on the executable spec and on the cache under test
+ * (diff_valid(), diff_apply()), and the random trace generator
+ * (diff_generate()).  The differential suite around them is diff.c; the
+ * trace-file language is trace.c (docs/trace-format.md).
+ */
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <dcsim/cache.h>
+#include <dcsim/compiler.h>
+#include <dcsim/strategy.h>
+
+#include "diff.h"
+#include "../rng.h"
+
+const char *const diff_op_names[T_NR] = {
+	"alloc", "add", "rehash", "lookup", "dget", "dget_parent", "dput", "drop",
+	"delete", "invalidate", "set_op", "set_flags", "prune", "shrink_all",
+};
+
+/* Relative frequencies of the random traces. */
+const unsigned int diff_default_weights[T_NR] = {
+	[T_ALLOC] = 14, [T_ADD] = 12, [T_REHASH] = 2, [T_LOOKUP] = 16, [T_DGET] = 6,
+	[T_DGET_PARENT] = 4, [T_DPUT] = 24, [T_DROP] = 3, [T_DELETE] = 3,
+	[T_INVALIDATE] = 2, [T_SETOP] = 3, [T_SETFLAGS] = 2, [T_PRUNE] = 6, [T_SHRINK_ALL] = 1,
+};
+
+static const char *const names[] = {
+	"a", "b", "c", "a-name-too-long-to-be-stored-inline-in-the-dentry",
+};
+
+
+static int depth(const struct spec *s, uint32_t id)
+{
+	int n = 0;
+
+	while (s->d[id].parent != id) {
+		id = s->d[id].parent;
+		n++;
+	}
+	return n;
+}
+
+bool diff_valid(const struct run *r, const struct step *st)
+{
+	const struct spec *s = &r->spec;
+	const struct spec_dentry *d = st->a <= SPEC_MAX ? &s->d[st->a] : NULL;
+	bool held = d && st->a && st->a < s->next_id && r->held[st->a] > 0;
+
+	switch (st->op) {
+	case T_ALLOC:
+		return held && st->name && depth(s, st->a) < 3 && s->next_id < SPEC_MAX - 2;
+	case T_ADD:
+	case T_REHASH:
+		return held && d->parent != st->a && !d->hashed &&
+		       (st->op == T_REHASH || !(d->flags & DCSIM_DCACHE_ENTRY_TYPE)) &&
+		       !spec_has_hashed(s, d->parent, d->name);
+	case T_SETOP:
+		return held && !d->hashed;
+	case T_LOOKUP:
+		return held && st->name;
+	case T_DGET:
+	case T_DGET_PARENT:
+	case T_DPUT:
+	case T_DROP:
+	case T_DELETE:
+	case T_INVALIDATE:
+	case T_SETFLAGS:
+		return held;
+	case T_PRUNE:
+	case T_SHRINK_ALL:
+		return true;
+	}
+	return false;
+}
+
+bool diff_mismatch(struct run *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->err, sizeof(r->err), fmt, ap);
+	va_end(ap);
+	return false;
+}
+
+bool diff_got_new(struct run *r, uint32_t id, struct dcsim_dentry *d)
+{
+	char p[128];
+
+	if (!r->c)
+		return true;
+	diff_path(&r->spec, id, p, sizeof(p));
+	if (!d)
+		return diff_mismatch(r, "model: allocation of %s failed", p);
+	if (dcsim_d_id(d) != id)
+		return diff_mismatch(r, "model: new dentry %s has id %" PRIu64 "\nspec:  id %u",
+				     p, dcsim_d_id(d), id);
+	r->ptr[id] = d;
+	return true;
+}
+
+void diff_id_path(struct run *r, uint64_t id, char *buf, size_t len)
+{
+	if (id == 0)
+		snprintf(buf, len, "nothing");
+	else if (id < r->spec.next_id)
+		diff_path(&r->spec, (uint32_t)id, buf, len);
+	else
+		snprintf(buf, len, "dentry #%" PRIu64 " (unknown to the spec)", id);
+}
+
+bool diff_apply(struct run *r, const struct step *st)
+{
+	struct spec *s = &r->spec;
+	struct dcsim_dentry *d = r->c && st->a <= SPEC_MAX ? r->ptr[st->a] : NULL;
+	uint32_t id;
+	unsigned long ks, kc;
+
+	switch (st->op) {
+	case T_ALLOC:
+		id = spec_alloc(s, st->a, st->name);
+		r->held[id]++;
+		return diff_got_new(r, id, r->c ? dcsim_d_alloc(d, st->name) : NULL);
+	case T_ADD:
+		spec_add(s, st->a, st->arg & 1);
+		if (r->c)
+			dcsim_d_add(d, st->arg & 1);
+		return true;
+	case T_REHASH:
+		spec_rehash(s, st->a);
+		if (r->c)
+			dcsim_d_rehash(d);
+		return true;
+	case T_LOOKUP: {
+		struct dcsim_dentry *got = r->c ? dcsim_d_lookup(d, st->name) : NULL;
+		char x[128], y[128];
+
+		id = spec_lookup(s, st->a, st->name);
+		if (id)
+			r->held[id]++;
+		if (!r->c)
+			return true;
+		if ((got ? dcsim_d_id(got) : 0) != id) {
+			diff_id_path(r, got ? dcsim_d_id(got) : 0, x, sizeof(x));
+			diff_id_path(r, id, y, sizeof(y));
+			return diff_mismatch(r, "lookup returned:\nmodel: %s\nspec:  %s", x, y);
+		}
+		return true;
+	}
+	case T_DGET:
+		spec_dget(s, st->a);
+		r->held[st->a]++;
+		if (r->c)
+			dcsim_dget(d);
+		return true;
+	case T_DGET_PARENT: {
+		struct dcsim_dentry *p = r->c ? dcsim_dget_parent(d) : NULL;
+		char x[128], y[128];
+
+		id = spec_dget_parent(s, st->a);
+		r->held[id]++;
+		if (r->c && (!p || dcsim_d_id(p) != id)) {
+			diff_id_path(r, p ? dcsim_d_id(p) : 0, x, sizeof(x));
+			diff_id_path(r, id, y, sizeof(y));
+			return diff_mismatch(r, "dget_parent returned:\nmodel: %s\nspec:  %s", x, y);
+		}
+		return true;
+	}
+	case T_DPUT:
+		r->held[st->a]--;
+		spec_dput(s, st->a);
+		if (r->c)
+			dcsim_dput(d);
+		return true;
+	case T_DROP:
+		spec_drop(s, st->a);
+		if (r->c)
+			dcsim_d_drop(d);
+		return true;
+	case T_DELETE:
+		spec_delete(s, st->a);
+		if (r->c)
+			dcsim_d_delete(d);
+		return true;
+	case T_INVALIDATE:
+		spec_invalidate(s, st->a);
+		if (r->c)
+			dcsim_d_invalidate(d);
+		return true;
+	case T_SETOP: {
+		enum spec_op_kind op = st->arg & 1 ? SPEC_OP_NEVER : SPEC_OP_ALWAYS;
+
+		spec_set_op(s, st->a, op);
+		if (r->c)
+			dcsim_d_set_op(d, spec_d_op(op));
+		return true;
+	}
+	case T_SETFLAGS: {
+		uint32_t f = st->arg & 1 ? DCSIM_DCACHE_DONTCACHE : DCSIM_DCACHE_DISCONNECTED;
+
+		spec_set_flags(s, st->a, f);
+		if (r->c)
+			dcsim_d_set_flags(d, f);
+		return true;
+	}
+	case T_PRUNE:
+		ks = spec_prune(s, st->arg);
+		if (!r->c)
+			return true;
+		kc = dcsim_prune(r->c, st->arg);
+		if (ks != kc)
+			return diff_mismatch(r, "prune %u killed:\nmodel: %lu\nspec:  %lu", st->arg, kc, ks);
+		return true;
+	case T_SHRINK_ALL:
+		ks = spec_shrink_all(s);
+		if (!r->c)
+			return true;
+		kc = dcsim_shrink_all(r->c);
+		if (ks != kc)
+			return diff_mismatch(r, "shrink_all killed:\nmodel: %lu\nspec:  %lu", kc, ks);
+		return true;
+	}
+	return diff_mismatch(r, "bad op %u", st->op);
+}
+
+/* ---- random traces ------------------------------------------------------- */
+
+void diff_generate(struct trace *t, uint64_t seed, size_t steps, const unsigned int *weights)
+{
+	const unsigned int *top_weight = weights ? weights : diff_default_weights;
+	uint64_t rng = seed;
+	struct run *r = calloc(1, sizeof(*r));
+	unsigned int total = 0;
+	uint32_t root;
+
+	memset(t, 0, sizeof(*t));
+	t->seed = seed;
+	t->s = calloc(steps, sizeof(*t->s));
+	if (!r || !t->s) {
+		free(r);
+		return;
+	}
+	for (int i = 0; i < T_NR; i++)
+		total += top_weight[i];
+	if (!total) {
+		free(r);
+		return;
+	}
+	spec_init(&r->spec, DCSIM_RETAIN_LRU_THEN_REFERENCED);
+	root = spec_alloc_root(&r->spec, "/");
+	r->held[root] = 1;
+	for (size_t tries = 0; t->n < steps && tries < steps * 50; tries++) {
+		struct step st = { 0 };
+		unsigned int x = (unsigned int)splitmix64_below(&rng, total), b;
+		uint32_t cand[SPEC_MAX], nc = 0;
+
+		while (x >= top_weight[st.op])
+			x -= top_weight[st.op++];
+		for (uint32_t i = 1; i < r->spec.next_id; i++)
+			if (r->held[i] > 0)
+				cand[nc++] = i;
+		st.a = nc ? cand[splitmix64_below(&rng, nc)] : 0;
+		b = (unsigned int)splitmix64_below(&rng, 64);
+		st.name = names[b % DCSIM_ARRAY_SIZE(names)];
+		st.arg = st.op == T_PRUNE ? b % 8 + 1 : b & 1;
+		/* Keep the root's own reference most of the time. */
+		if (st.op == T_DPUT && st.a == root && r->held[root] == 1 && splitmix64_below(&rng, 8))
+			continue;
+		if (!diff_valid(r, &st))
+			continue;
+		diff_apply(r, &st);
+		t->s[t->n++] = st;
+	}
+	free(r);
+}
