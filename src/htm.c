@@ -27,11 +27,6 @@
 #include "internal.h"
 #include "thread.h"
 
-#if DCSIM_CHECK
-/* The check build's <dcsim/htm.h> makes dcsim_htm_begin() a macro; this is the function. */
-#undef dcsim_htm_begin
-#endif
-
 static pthread_mutex_t htm_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct dcsim_htm_info htm_info;
 static bool htm_detected;
@@ -146,14 +141,11 @@ int dcsim_htm_init(void)
 		return err;
 	}
 	env = getenv("DCSIM_HTM");
-#if DCSIM_CHECK
-	/* Check build: "sim" selects the simulated backend; the hardware stays off. */
-	if (env && !strcmp(env, "sim")) {
-		dcsim_htm_sim_select(true);
+	/* "sim" (check flavour) selects the simulated backend; the hardware stays off. */
+	if (htm_sim_take_env(env)) {
 		policy = DCSIM_HTM_OFF;
 		env = NULL;
 	}
-#endif
 	if (env && dcsim_htm_policy_parse(env, &policy)) {
 		fprintf(stderr, "dcsim: DCSIM_HTM='%s' is invalid: use auto, off or force; "
 			"HTM stays off\n", env);
@@ -198,10 +190,8 @@ void dcsim_htm_get_info(struct dcsim_htm_info *info)
 
 bool dcsim_htm_live(void)
 {
-#if DCSIM_CHECK
-	if (dcsim_htm_sim_owns_thread())
-		return dcsim_htm_sim_live();
-#endif
+	if (htm_sim_owns_thread())
+		return htm_sim_live();
 	return __atomic_load_n(&htm_live, __ATOMIC_RELAXED);
 }
 
@@ -277,11 +267,9 @@ struct dcsim_htm_abort dcsim_htm_decode(dcsim_htm_status_t st)
 		a.cause = DCSIM_HTM_CAUSE_DISABLED;
 		return a;
 	}
-#if DCSIM_CHECK
 	/* Simulated statuses have the RTM layout whatever the hardware backend. */
-	if (DCSIM_HTM_SIM_STATUS(st))
+	if (htm_sim_status(st))
 		return dcsim_htm_decode_x86((uint32_t)st);
-#endif
 	switch (__dcsim_htm_hw_backend) {
 	case DCSIM_HTM_BACKEND_X86_RTM:
 	case DCSIM_HTM_BACKEND_SIM:
@@ -314,11 +302,9 @@ dcsim_htm_status_t dcsim_htm_begin(void)
 {
 	dcsim_htm_status_t st;
 
-#if DCSIM_CHECK
 	/* Explorer threads (and, refusing, anyone under DCSIM_HTM=sim). */
-	if (dcsim_htm_sim_owns_thread())
-		return dcsim_htm_sim_begin_nojmp();
-#endif
+	if (htm_sim_owns_thread())
+		return htm_sim_begin_nojmp();
 	if (unlikely(!__atomic_load_n(&htm_live, __ATOMIC_RELAXED)))
 		return DCSIM_HTM_DISABLED;
 	__dcsim_stat_inc(DCSIM_STAT_HTM_ATTEMPTS);
@@ -340,12 +326,10 @@ void dcsim_htm_count_commit(void)
  */
 bool dcsim_htm_test(void)
 {
-#if DCSIM_CHECK
-	if (dcsim_htm_sim_in_txn())
+	if (htm_sim_in_txn())
 		return true;
-	if (dcsim_htm_sim_owns_thread())
+	if (htm_sim_owns_thread())
 		return false;
-#endif
 	if (!__atomic_load_n(&htm_live, __ATOMIC_RELAXED) || !htm_info.cpu_has_htm)
 		return false;
 	return __dcsim_htm_hw_test();

@@ -49,8 +49,8 @@
 #include <dcsim/explore.h>
 #include <dcsim/rcu.h>
 
-#include "check.h"
-#include "splitmix.h"
+#include "internal.h"
+#include "../check/splitmix.h"
 
 #define CTL		(-1)	/* the controller holds the baton */
 #define TRACE_MAX	8192	/* ring of the most recent steps */

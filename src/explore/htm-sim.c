@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The simulated HTM backend of the check build.
+ * The simulated HTM backend of the check flavour (behind src/htm-backend.h).
  *
  * A simulated transaction runs on an explorer thread.  In the "commit" and
  * "aborts" modes atomicity comes from the explorer: dcsim_sched_point()
@@ -48,7 +48,7 @@
 
 #include "../htm-backend.h"
 #include "../thread.h"
-#include "check.h"
+#include "internal.h"
 
 static bool sim_selected;
 
@@ -72,12 +72,20 @@ static __attribute__((noreturn)) void sim_refuse(const char *what)
 	abort();
 }
 
-bool dcsim_htm_sim_owns_thread(void)
+bool htm_sim_take_env(const char *env)
+{
+	if (!env || strcmp(env, "sim"))
+		return false;
+	dcsim_htm_sim_select(true);
+	return true;
+}
+
+bool htm_sim_owns_thread(void)
 {
 	return __dcsim_check_self || dcsim_htm_sim_selected();
 }
 
-bool dcsim_htm_sim_live(void)
+bool htm_sim_live(void)
 {
 	/* Under DCSIM_HTM=sim a non-explorer thread is told "live" so that it tries, and is refused. */
 	return __dcsim_check_self ? __dcsim_check_htm_on() : true;
@@ -252,7 +260,7 @@ static __attribute__((noreturn, noinline)) void sim_do_abort(struct lthread *lt,
 	longjmp(tx->env, 1);
 }
 
-dcsim_htm_status_t dcsim_htm_sim_begin_nojmp(void)
+dcsim_htm_status_t htm_sim_begin_nojmp(void)
 {
 	struct lthread *lt = __dcsim_check_self;
 	dcsim_htm_status_t st;
