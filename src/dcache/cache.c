@@ -335,7 +335,7 @@ void dcsim_cache_htm_account(struct dcsim_cache *c, dcsim_htm_status_t status)
 		return;
 #if DCSIM_CHECK
 	/* Only the simulation can tell cheaply; hardware would roll it back. */
-	if (WARN_ON_ONCE(dcsim_htm_sim_in_txn()))
+	if (WARN_ON_ONCE(dcsim_htm_test()))
 		return;
 #endif
 	if (WARN_ON_ONCE(!dcache_alive(c)))
@@ -624,7 +624,7 @@ struct dcsim_dentry *dcsim_d_alloc_root(struct dcsim_cache *c, const char *name)
 	d->d_flags = DCSIM_DCACHE_DIRECTORY_TYPE;
 	d->d_inode = inode;
 	inode->i_count = 1;
-	__dcsim_check_name_dentry(d);
+	dcache_name_dentry(d);
 	/* Publish the initialised dentry with the release of roots_lock. */
 	dcsim_spin_lock(&c->roots_lock);
 	hlist_add_head(&d->d_sib, &c->roots);
@@ -660,7 +660,7 @@ struct dcsim_dentry *dcsim_d_alloc(struct dcsim_dentry *parent, const char *name
 	d_set_cnt(parent, d_cnt(parent) + 1);
 	hlist_add_head(&d->d_sib, &parent->d_children);
 	d_unlock(parent);
-	__dcsim_check_name_dentry(d);
+	dcache_name_dentry(d);
 	return d;
 }
 

@@ -6,7 +6,7 @@
  * Labelled slow paths of src/dcache/, counted so that a test can show (and
  * gate on) which of them a suite really reached.  Check builds count each
  * label in a process-wide relaxed counter (dcsim_dcache_cover_read() in
- * <dcsim/explore-dcache.h>); other builds compile dcache_cover() to nothing.
+ * <dcsim/dcache-cover.h>); other builds compile dcache_cover() to nothing.
  * Hardware-style abort codes are labelled by dcsim_cache_htm_account(), the
  * one place every HTM strategy reports its aborts.
  *
@@ -14,7 +14,7 @@
  */
 
 #include <dcsim/config.h>
-#include <dcsim/explore-dcache.h>
+#include <dcsim/dcache-cover.h>
 
 #if DCSIM_CHECK
 void __dcache_cover(enum dcsim_dcache_cover label);

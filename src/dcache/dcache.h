@@ -300,4 +300,14 @@ bool fast_dput_wants_txn(struct dcsim_dentry *d);
 /* shrink.c */
 unsigned long shrink_dentry_list(struct dcsim_cache *c, struct dcsim_list_head *list);
 
+/*
+ * Check flavour: record a new dentry's name for the explorer's reports
+ * (explore-hooks.c, the model's check-only glue); nothing otherwise.
+ */
+#if DCSIM_CHECK
+void dcache_name_dentry(const struct dcsim_dentry *d);
+#else
+#define dcache_name_dentry(d)	do { } while (0)
+#endif
+
 #endif /* DCSIM_SRC_DCACHE_H */

@@ -27,7 +27,7 @@
  * PCT step estimate, which the failure report prints).
  *
  * Three models sit on top of the interleaving (see <dcsim/explore.h>):
- * RCU grace periods with poisoning of freed dentries, the "relaxed-rmw"
+ * RCU grace periods with poisoning of freed objects, the "relaxed-rmw"
  * weak-memory mode, and the conflict-driven simulated HTM.  Each adds its
  * own choices (when a ready callback runs, whether a load passes a relaxed
  * RMW) from its own splitmix64 stream of the execution seed, so a seed
@@ -45,8 +45,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <dcsim/dentry.h>
 #include <dcsim/explore.h>
+#include <dcsim/explore-hooks.h>
 #include <dcsim/rcu.h>
 
 #include "internal.h"
@@ -80,7 +80,7 @@ enum {
 	TR_HTM_ABORT,		/* injected abort; addr holds the status */
 	TR_HTM_COMMIT,
 	TR_CALL_RCU,		/* call_rcu(); addr holds the head */
-	TR_RCU_CB,		/* a callback ran (or its dentry was poisoned) */
+	TR_RCU_CB,		/* a callback ran (or its object was poisoned) */
 	TR_STALE,		/* the load just before passed a relaxed RMW */
 	TR_NR
 };
@@ -95,7 +95,7 @@ struct dfs_node {
 
 enum cb_state {
 	CB_PENDING,	/* waiting for its grace period, or for the explorer */
-	CB_POISONED,	/* grace period over, dentry poisoned; runs at quiescence */
+	CB_POISONED,	/* grace period over, object poisoned; runs at quiescence */
 	CB_DONE,
 };
 
@@ -103,9 +103,9 @@ struct rcu_cb {
 	struct dcsim_rcu_head *head;
 	dcsim_rcu_cb_t func;
 	enum cb_state state;
-	char *obj;			/* the dentry it frees, or NULL if unknown */
+	char *obj;			/* the object it frees (describer), or NULL */
 	size_t size;
-	unsigned char *saved;		/* the dentry's bytes while poisoned */
+	unsigned char *saved;		/* the object's bytes while poisoned */
 	/* readers at call_rcu() time, and which section each was in */
 	uint32_t readers;
 	unsigned long sect[DCSIM_EXPLORE_MAX_THREADS];
@@ -279,106 +279,27 @@ static void trace_add(unsigned int tid, unsigned int acc, const volatile void *a
 	e->txn = txn;
 }
 
-/*
- * ---- names for the reports: the dentries of this execution ----
- *
- * The library registers every dentry it allocates while an exploration
- * runs (__dcsim_check_name_dentry(), from d_alloc()), so that a report can
- * say "/d/f.d_lock" where it would print a raw address.  Only the address,
- * the parent's slot and a copy of the name are kept: a report may be
- * printed after the dentry was freed.  Reset by exec_prepare(); a later
- * dentry at a reused address wins.
- */
-#define NAMED_MAX	64
+/* ---- names for the reports: the describer (<dcsim/explore-hooks.h>) ---- */
 
-static struct named_dentry {
-	uintptr_t addr;
-	int parent;		/* slot, or -1 if not named */
-	bool root;
-	char name[32];
-} named[NAMED_MAX];
-static unsigned int nnamed;
+static const struct dcsim_explore_describer *describer;
 
-void __dcsim_check_name_dentry(const struct dcsim_dentry *d)
+void dcsim_explore_set_describer(const struct dcsim_explore_describer *d)
 {
-	struct named_dentry *n;
-
-	if (!ex.running)
-		return;
-	pthread_mutex_lock(&ex.lock);
-	if (nnamed < NAMED_MAX) {
-		n = &named[nnamed];
-		n->addr = (uintptr_t)d;
-		n->parent = -1;
-		n->root = d->d_parent == d;
-		for (unsigned int i = nnamed; d->d_parent != d && i-- > 0;) {
-			if (named[i].addr == (uintptr_t)d->d_parent) {
-				n->parent = (int)i;
-				break;
-			}
-		}
-		snprintf(n->name, sizeof(n->name), "%s", d->d_name ? d->d_name : "?");
-		nnamed++;
-	}
-	pthread_mutex_unlock(&ex.lock);
+	__atomic_store_n(&describer, d, __ATOMIC_RELEASE);
 }
 
-/* The path of slot @i ("" for a root, "?/name" below an unknown parent). */
-static size_t named_path(unsigned int i, char *buf, size_t len, unsigned int depth)
+bool dcsim_explore_running(void)
 {
-	size_t at;
-
-	if (named[i].root)
-		return 0;
-	if (named[i].parent < 0 || depth > 16)
-		at = (size_t)snprintf(buf, len, "?");
-	else
-		at = named_path((unsigned int)named[i].parent, buf, len, depth + 1);
-	if (at < len)
-		at += (size_t)snprintf(buf + at, len - at, "/%s", named[i].name);
-	return at < len ? at : len - 1;
+	return __atomic_load_n(&ex.running, __ATOMIC_RELAXED);
 }
 
-/* The field of struct dcsim_dentry at byte @off, for an access of @size. */
-static const char *dentry_field(size_t off, unsigned int size)
-{
-	static const struct { size_t off; const char *name; } f[] = {
-#define F(m) { __builtin_offsetof(struct dcsim_dentry, m), #m }
-		F(d_flags), F(d_seq), F(d_hash), F(d_parent), F(d_name_hash), F(d_name_len),
-		F(d_name), F(d_iname), F(d_cache), F(d_op), F(d_id), F(d_fsdata), F(d_time),
-		F(d_lockref), F(d_lru), F(d_sib), F(d_children), F(d_inode),
-#undef F
-	};
-	size_t lr = __builtin_offsetof(struct dcsim_dentry, d_lockref);
-	const char *name = "?";
-
-	if (off >= lr && off < lr + sizeof(struct dcsim_lockref)) {
-		if (off == lr && size == sizeof(struct dcsim_lockref))
-			return "d_lockref";
-		return off < lr + __builtin_offsetof(struct dcsim_lockref, count) ?
-		       "d_lock" : "d_lockref.count";
-	}
-	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
-		if (f[i].off <= off)
-			name = f[i].name;
-	return name;
-}
-
-/* ex.lock held or the run over.  "'/d/f'.d_lock" for an address in a dentry, or "". */
+/* ex.lock held or the run over.  "'/d/f'.d_lock" for an address the describer knows, or "". */
 static const char *describe_addr(uintptr_t a, unsigned int size, char *buf, size_t len)
 {
-	for (unsigned int i = nnamed; i-- > 0;) {
-		char path[160];
+	const struct dcsim_explore_describer *d = __atomic_load_n(&describer, __ATOMIC_ACQUIRE);
 
-		if (a < named[i].addr || a >= named[i].addr + sizeof(struct dcsim_dentry))
-			continue;
-		path[0] = '\0';
-		named_path(i, path, sizeof(path), 0);
-		snprintf(buf, len, "%s.%s", path[0] ? path : "/",
-			 dentry_field(a - named[i].addr, size));
-		return buf;
-	}
-	buf[0] = '\0';
+	if (!d || !d->describe || !d->describe(a, size, buf, len))
+		buf[0] = '\0';
 	return buf;
 }
 
@@ -802,7 +723,7 @@ static bool overlaps(uintptr_t a, size_t as, uintptr_t b, size_t bs)
 	return a < b + bs && b < a + as;
 }
 
-/* ---- RCU: read-side sections, grace periods, poisoned dentries ---- */
+/* ---- RCU: read-side sections, grace periods, poisoned objects ---- */
 
 /* ex.lock held.  Has every reader of @cb left the section it was in? */
 static bool cb_ripe(const struct rcu_cb *cb)
@@ -821,26 +742,15 @@ static bool cb_ripe(const struct rcu_cb *cb)
 	return true;
 }
 
-/*
- * The dentry a head belongs to, or NULL.  dentry_free() queues
- * &d->d_rcu with d dead, killed and marked FREED; a foreign head is told
- * apart by its alignment first (d_rcu sits 8 bytes past a 16-byte
- * boundary of a 64-byte aligned dentry, so no head at the start of a
- * malloc() block passes), before anything is read through it.
- */
-static char *rcu_head_dentry(struct dcsim_rcu_head *head)
+/* The object @head frees, as the describer tells (poisoned until its grace period ends), or NULL. */
+static char *rcu_head_object(struct dcsim_rcu_head *head, size_t *size)
 {
-	char *b = (char *)head - offsetof(struct dcsim_dentry, d_rcu);
-	const struct dcsim_dentry *d = (const struct dcsim_dentry *)(void *)b;
-	uint32_t want = DCSIM_DCACHE_FREED | DCSIM_DCACHE_DENTRY_KILLED, f;
+	const struct dcsim_explore_describer *d = __atomic_load_n(&describer, __ATOMIC_ACQUIRE);
 
-	if ((uintptr_t)b % DCSIM_CACHELINE)
+	*size = 0;
+	if (!d || !d->rcu_object)
 		return NULL;
-	f = __atomic_load_n(&d->d_flags, __ATOMIC_RELAXED);
-	if ((f & want) != want ||
-	    __atomic_load_n(&d->d_lockref.count, __ATOMIC_RELAXED) != DCSIM_LOCKREF_DEAD)
-		return NULL;
-	return b;
+	return d->rcu_object(head, size);
 }
 
 static void rcu_poison(struct rcu_cb *cb)
@@ -851,7 +761,7 @@ static void rcu_poison(struct rcu_cb *cb)
 	cb->state = CB_POISONED;
 }
 
-/* Put every poisoned dentry back as it was, for the check and the real callback. */
+/* Put every poisoned object back as it was, for the check and the real callback. */
 static void rcu_unpoison_all(void)
 {
 	for (size_t i = 0; i < ex.ncbs; i++) {
@@ -868,7 +778,7 @@ static void rcu_unpoison_all(void)
 /*
  * ex.lock held, at @lt's schedule point.  Each callback whose grace period
  * is over runs here with probability 1/3 (its own stream of the seed): a
- * dentry is poisoned, another callback runs for real on this thread with
+ * described object is poisoned, another callback runs for real on this thread with
  * schedule points off (at most one per point: it may queue more).
  */
 static void rcu_tick(struct lthread *lt)
@@ -888,7 +798,7 @@ static void rcu_tick(struct lthread *lt)
 		cb->gp_step = ex.step;
 		ex.rcu_cbs_run++;
 		trace_add(lt->id, TR_RCU_CB, cb->obj ? (void *)cb->obj : (void *)cb->head, 0,
-			  cb->obj ? "(grace period over: dentry poisoned)" : "(grace period over: callback)",
+			  cb->obj ? "(grace period over: object poisoned)" : "(grace period over: callback)",
 			  0, false);
 		if (cb->obj) {
 			rcu_poison(cb);
@@ -924,7 +834,7 @@ static void uaf_check(struct lthread *lt, unsigned int acc, const volatile void 
 		char what[200];
 
 		describe_addr((uintptr_t)addr, size, what, sizeof(what));
-		fail_lockedf("use after free: T%u %s %s%s%p (dentry %p + %td) at %s:%d; the dentry was "
+		fail_lockedf("use after free: T%u %s %s%s%p (object %p + %td) at %s:%d; the object was "
 			     "queued for freeing by %s%d (call_rcu at step %lu) and freed at step %lu, "
 			     "when no reader of that time was left in its read-side section",
 			     lt->id, acc_names[acc], what, *what ? " at " : "", (const void *)addr,
@@ -1288,8 +1198,9 @@ static void defer_rcu(struct dcsim_rcu_head *head, dcsim_rcu_cb_t func)
 	cb->head = head;
 	cb->func = func;
 	cb->state = CB_PENDING;
-	cb->obj = rcu_head_dentry(head);
-	cb->size = cb->obj ? sizeof(struct dcsim_dentry) : 0;
+	cb->obj = rcu_head_object(head, &cb->size);
+	if (!cb->obj)
+		cb->size = 0;
 	cb->queuer = lt ? (int)lt->id : CTL;
 	cb->q_trace = ex.ntrace;
 	for (unsigned int i = 0; ex.pool && i < ex.pool->n; i++) {
@@ -1646,7 +1557,8 @@ static void exec_prepare(void)
 	memset(&ex.uaf, 0, sizeof(ex.uaf));
 	ex.step = 0;
 	ex.ntrace = 0;
-	nnamed = 0;
+	if (describer && describer->exec_begin)
+		describer->exec_begin();
 	ex.ndec = 0;
 	ex.preempt = 0;
 	ex.failed = false;
@@ -1822,7 +1734,7 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 		r.steps += ex.step;
 		if (ex.step > r.max_steps_seen)
 			r.max_steps_seen = ex.step;
-		/* The check walks the cache: it must see freed dentries as they were. */
+		/* The check walks the cache: it must see freed objects as they were. */
 		pthread_mutex_lock(&ex.lock);
 		rcu_unpoison_all();
 		pthread_mutex_unlock(&ex.lock);
@@ -1847,7 +1759,7 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 		} else {
 			/*
 			 * The state may be inconsistent (a lock left held would
-			 * hang teardown, a freed dentry still linked would be
+			 * hang teardown, a freed object still linked would be
 			 * used after free): leak it, and an abandoned pool.
 			 */
 			lsan_keep(ex.state);

@@ -133,9 +133,6 @@ unsigned int __dcsim_check_htm_capacity(void);
 /* RCU nesting changes made inside a transaction (no schedule point there). */
 void __dcsim_check_rcu_note(struct lthread *lt, enum dcsim_access acc);
 
-struct dcsim_dentry;
-/* Name a new dentry for the reports (called by d_alloc(), also in src/internal.h). */
-void __dcsim_check_name_dentry(const struct dcsim_dentry *d);
 /* Put back memory a stale load patched (weak memory); ex.lock not needed. */
 void __dcsim_check_wm_restore(struct lthread *lt);
 
