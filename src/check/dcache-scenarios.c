@@ -1028,8 +1028,7 @@ int dcsim_explore_dcache(const struct dcsim_dput_strategy *strategy, enum dcsim_
 	arg->strategy = strategy;
 	sc.arg = arg;
 	snprintf(name, sizeof(name), "%s/%s/%s", scn_defs[scn].name, strategy->name,
-		 opts->htm == DCSIM_EXPLORE_HTM_OFF ? "off" :
-		 opts->htm == DCSIM_EXPLORE_HTM_COMMIT ? "sim-commit" : "sim-aborts");
+		 dcsim_explore_htm_name(opts->htm));
 	sc.name = name;
 	rc = dcsim_explore_run(&sc, opts, res);
 	release_spec(arg);

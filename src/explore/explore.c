@@ -123,9 +123,7 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 {
 	struct dcsim_explore_result r;
 	struct sigaction sa, old_segv, old_bus, old_abrt;
-	const char *only = getenv("DCSIM_EXPLORE_SCENARIO");
-	bool single = false;
-	uint64_t single_seed = 0;
+	bool single = opts && opts->replay;
 	unsigned long max_iter;
 
 	memset(&r, 0, sizeof(r));
@@ -134,7 +132,7 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 	    (unsigned int)opts->htm > DCSIM_EXPLORE_HTM_CONFLICTS ||
 	    (unsigned int)opts->memory > DCSIM_EXPLORE_MEM_RELAXED_RMW || explore_lt)
 		return -EINVAL;
-	if (only && *only && strcmp(only, sc->name)) {
+	if (opts->scenario && *opts->scenario && strcmp(opts->scenario, sc->name)) {
 		r.skipped = true;
 		if (res)
 			*res = r;
@@ -151,14 +149,13 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 
 	ex.sc = sc;
 	ex.o = *opts;
-	apply_env(&ex.o, &single, &single_seed);
-	if (parse_schedule(getenv("DCSIM_EXPLORE_SCHEDULE"))) {
-		fputs("dcsim-explore: DCSIM_EXPLORE_SCHEDULE: want tid*count,...\n", stderr);
+	if (parse_schedule(ex.o.schedule)) {
+		fputs("dcsim-explore: schedule (DCSIM_EXPLORE_SCHEDULE): want tid*count,...\n", stderr);
 		ex.nforced = 0;
 	}
-	ex.slog_len_shown = env_ulong("DCSIM_EXPLORE_TRACE", 80);
-	wd_set_limit(env_ulong("DCSIM_EXPLORE_WATCHDOG", 60));
-	ex.pct_k = env_ulong("DCSIM_EXPLORE_PCT_STEPS", 0);
+	ex.slog_len_shown = ex.o.report_steps;
+	wd_set_limit(ex.o.watchdog_secs);
+	ex.pct_k = ex.o.pct_steps;
 	/* PCT's k: the longest execution seen so far, unless given. */
 	bool pct_adapt = !ex.pct_k;
 	ex.nnodes = ex.replay_len = 0;
@@ -181,7 +178,7 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 
 		ex.exec_no = i + 1;
 		if (single) {
-			ex.exec_seed = single_seed;
+			ex.exec_seed = ex.o.replay_seed;
 		} else {
 			/*
 			 * dfs keeps one seed: injected HTM aborts must then

@@ -307,8 +307,6 @@ char *rcu_head_object(struct dcsim_rcu_head *head, size_t *size);
 void names_exec_begin(void);
 
 /* opts.c */
-void apply_env(struct dcsim_explore_opts *o, bool *single, uint64_t *seed);
-unsigned long env_ulong(const char *name, unsigned long def);
 
 /* pick.c */
 bool dfs_next(void);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The explorer's settings: defaults, names, and the environment.
+ * The explorer's settings: defaults, names, and the one reader of the
+ * environment, dcsim_explore_opts_from_env().
  */
 
 #include <errno.h>
@@ -18,6 +19,8 @@
 #include <dcsim/rcu.h>
 
 #include "internal.h"
+
+#define DEFAULT_SEED	0x5eed0dc5u
 
 const char *dcsim_explore_mode_name(enum dcsim_explore_mode mode)
 {
@@ -40,7 +43,7 @@ const char *dcsim_explore_htm_name(enum dcsim_explore_htm htm)
 	return "invalid";
 }
 
-unsigned long env_ulong(const char *name, unsigned long def)
+static unsigned long env_ulong(const char *name, unsigned long def)
 {
 	const char *s = getenv(name);
 	char *end;
@@ -68,19 +71,24 @@ void dcsim_explore_opts_init(struct dcsim_explore_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->mode = DCSIM_EXPLORE_RANDOM;
-	o->seed = env_ulong("DCSIM_EXPLORE_BASE_SEED", 0x5eed0dc5u);
+	o->seed = DEFAULT_SEED;
 	o->iterations = 1000;
 	o->pct_depth = 3;
 	o->preemption_bound = 2;
 	o->max_steps = 200000;
 	o->htm = DCSIM_EXPLORE_HTM_OFF;
 	o->abort_permille = 20;
+	o->report_steps = 80;
+	o->watchdog_secs = 60;
 }
 
-void apply_env(struct dcsim_explore_opts *o, bool *single, uint64_t *seed)
+void dcsim_explore_opts_from_env(struct dcsim_explore_opts *o)
 {
 	const char *m = getenv("DCSIM_EXPLORE_MODE");
 
+	/* A base seed the caller chose stays; this replaces the default only. */
+	if (o->seed == DEFAULT_SEED)
+		o->seed = env_ulong("DCSIM_EXPLORE_BASE_SEED", o->seed);
 	if (m && *m) {
 		if (!strcmp(m, "random"))
 			o->mode = DCSIM_EXPLORE_RANDOM;
@@ -103,7 +111,16 @@ void apply_env(struct dcsim_explore_opts *o, bool *single, uint64_t *seed)
 				"(want sc or relaxed-rmw)\n", m);
 	}
 	if (getenv("DCSIM_EXPLORE_SEED")) {
-		*single = true;
-		*seed = env_ulong("DCSIM_EXPLORE_SEED", 0);
+		o->replay = true;
+		o->replay_seed = env_ulong("DCSIM_EXPLORE_SEED", 0);
 	}
+	m = getenv("DCSIM_EXPLORE_SCENARIO");
+	if (m && *m)
+		o->scenario = m;
+	m = getenv("DCSIM_EXPLORE_SCHEDULE");
+	if (m)
+		o->schedule = m;
+	o->pct_steps = env_ulong("DCSIM_EXPLORE_PCT_STEPS", o->pct_steps);
+	o->report_steps = env_ulong("DCSIM_EXPLORE_TRACE", o->report_steps);
+	o->watchdog_secs = env_ulong("DCSIM_EXPLORE_WATCHDOG", o->watchdog_secs);
 }
