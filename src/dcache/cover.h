@@ -17,10 +17,13 @@
 #include <dcsim/dcache-cover.h>
 
 #if DCSIM_CHECK
-void __dcache_cover(enum dcsim_dcache_cover label);
-#define dcache_cover(label)	__dcache_cover(label)
+void dcache_cover_hit(enum dcsim_dcache_cover label);
+#define dcache_cover(label)	dcache_cover_hit(label)
+/* Is @fault planted (dcsim_dcache_set_fault())? */
+bool dcache_faulty(enum dcsim_dcache_fault fault);
 #else
 #define dcache_cover(label)	do { } while (0)
+#define dcache_faulty(fault)	((void)(fault), false)
 #endif
 
 #endif /* DCSIM_SRC_DCACHE_COVER_H */
