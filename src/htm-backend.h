@@ -14,26 +14,26 @@
 /* The check flavour's <dcsim/htm.h> makes dcsim_htm_begin() a macro; the layer defines the function. */
 #undef dcsim_htm_begin
 
-extern const enum dcsim_htm_backend __dcsim_htm_hw_backend;
+extern const enum dcsim_htm_backend htm_hw_backend;
 
 /* Fill the raw detection fields, cpu_has_htm and cpu[]; no HTM instruction. */
-void __dcsim_htm_hw_detect(struct dcsim_htm_info *info);
+void htm_hw_detect(struct dcsim_htm_info *info);
 
 /*
  * Execute begin/end/test once under a SIGILL guard (for the force policy).
  * Return: 0 if the CPU accepted them, -ENOTSUP if it faulted.
  */
-int __dcsim_htm_hw_probe(void);
+int htm_hw_probe(void);
 
 /* Raw backend operations; only called while the layer is live. */
-dcsim_htm_status_t __dcsim_htm_hw_begin(void);
-bool __dcsim_htm_hw_test(void);
+dcsim_htm_status_t htm_hw_begin(void);
+bool htm_hw_test(void);
 
 /* Account an abort status in the calling thread's statistics. */
-void __dcsim_htm_count_abort(dcsim_htm_status_t st);
+void htm_count_abort(dcsim_htm_status_t st);
 
 /* For the backends: the generic SIGILL-guarded call used by the probes. */
-int __dcsim_htm_try_exec(void (*fn)(void));
+int htm_try_exec(void (*fn)(void));
 
 /*
  * The simulated backend.  It takes the calls of the threads it owns (the

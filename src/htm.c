@@ -38,8 +38,8 @@ static void htm_detect_locked(void)
 	if (htm_detected)
 		return;
 	memset(&htm_info, 0, sizeof(htm_info));
-	htm_info.backend = __dcsim_htm_hw_backend;
-	__dcsim_htm_hw_detect(&htm_info);
+	htm_info.backend = htm_hw_backend;
+	htm_hw_detect(&htm_info);
 	htm_detected = true;
 }
 
@@ -62,7 +62,7 @@ static int htm_apply_locked(enum dcsim_htm_policy policy)
 			err = -ENOTSUP;
 		} else if (htm_info.cpu_has_htm) {
 			live = true;
-		} else if (__dcsim_htm_hw_probe() == 0) {
+		} else if (htm_hw_probe() == 0) {
 			live = true;
 		} else {
 			htm_info.force_faulted = true;
@@ -270,7 +270,7 @@ struct dcsim_htm_abort dcsim_htm_decode(dcsim_htm_status_t st)
 	/* Simulated statuses have the RTM layout whatever the hardware backend. */
 	if (htm_sim_status(st))
 		return dcsim_htm_decode_x86((uint32_t)st);
-	switch (__dcsim_htm_hw_backend) {
+	switch (htm_hw_backend) {
 	case DCSIM_HTM_BACKEND_X86_RTM:
 	case DCSIM_HTM_BACKEND_SIM:
 		return dcsim_htm_decode_x86((uint32_t)st);
@@ -283,7 +283,7 @@ struct dcsim_htm_abort dcsim_htm_decode(dcsim_htm_status_t st)
 }
 
 /* Called after a failed begin, outside any transaction (also by htm-sim). */
-void __dcsim_htm_count_abort(dcsim_htm_status_t st)
+void htm_count_abort(dcsim_htm_status_t st)
 {
 	struct dcsim_htm_abort a = dcsim_htm_decode(st);
 	struct dcsim_thread *t = __dcsim_thread();
@@ -308,9 +308,9 @@ dcsim_htm_status_t dcsim_htm_begin(void)
 	if (unlikely(!__atomic_load_n(&htm_live, __ATOMIC_RELAXED)))
 		return DCSIM_HTM_DISABLED;
 	__dcsim_stat_inc(DCSIM_STAT_HTM_ATTEMPTS);
-	st = __dcsim_htm_hw_begin();
+	st = htm_hw_begin();
 	if (st != DCSIM_HTM_STARTED)
-		__dcsim_htm_count_abort(st);
+		htm_count_abort(st);
 	return st;
 }
 
@@ -332,7 +332,7 @@ bool dcsim_htm_test(void)
 		return false;
 	if (!__atomic_load_n(&htm_live, __ATOMIC_RELAXED) || !htm_info.cpu_has_htm)
 		return false;
-	return __dcsim_htm_hw_test();
+	return htm_hw_test();
 }
 
 /* SIGILL guard for the force probe.  Runs with the htm lock held. */
@@ -344,7 +344,7 @@ static void probe_sigill(int sig)
 	siglongjmp(probe_env, 1);
 }
 
-int __dcsim_htm_try_exec(void (*fn)(void))
+int htm_try_exec(void (*fn)(void))
 {
 	struct sigaction sa, old;
 	int ret = 0;

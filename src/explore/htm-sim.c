@@ -112,7 +112,7 @@ void htm_sim_reset(struct lthread *lt)
 
 static void count_abort(dcsim_htm_status_t st)
 {
-	__dcsim_htm_count_abort(st);
+	htm_count_abort(st);
 	explore_note_htm(false, st);
 }
 
