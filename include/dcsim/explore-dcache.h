@@ -9,7 +9,7 @@
  * Each scenario builds a small tree in a fresh cache that uses the strategy
  * under test, runs 3 logical threads, each a short program of cache calls
  * (dput() against a racing operation), and at quiescence checks every
- * invariant of dcsim_cache_check() with exact reference accounting (the
+ * invariant of dcsim_cache_verify() with exact reference accounting (the
  * only references held outside the cache are the root's and the
  * directory's), the number of misuse warnings (0 but in "misuse"), the
  * scenario's own expectations (who must be killed, exactly once), and the
@@ -85,11 +85,11 @@ DCSIM_API int dcsim_explore_dcache(const struct dcsim_dput_strategy *s,
 				   struct dcsim_explore_result *res);
 
 /**
- * dcsim_explore_check_cache() - run dcsim_cache_check() on @cache (flags as
+ * dcsim_explore_verify_cache() - run dcsim_cache_verify() on @cache (flags as
  * there) and turn violations into dcsim_explore_fail() with the report.
  * Return: the number of violations.
  */
-DCSIM_API unsigned int dcsim_explore_check_cache(struct dcsim_cache *cache,
+DCSIM_API unsigned int dcsim_explore_verify_cache(struct dcsim_cache *cache,
 						 const struct dcsim_held_ref *held,
 						 size_t nr_held, unsigned int flags);
 

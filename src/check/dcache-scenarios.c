@@ -214,14 +214,14 @@ const char *dcsim_dcache_scenario_name(enum dcsim_dcache_scenario scn)
 	return scn_defs[scn].name;
 }
 
-unsigned int dcsim_explore_check_cache(struct dcsim_cache *cache, const struct dcsim_held_ref *held,
+unsigned int dcsim_explore_verify_cache(struct dcsim_cache *cache, const struct dcsim_held_ref *held,
 				       size_t nr_held, unsigned int flags)
 {
 	char report[1536];
 	unsigned int n;
 
 	report[0] = '\0';
-	n = dcsim_cache_check(cache, held, nr_held, flags, report, sizeof(report));
+	n = dcsim_cache_verify(cache, held, nr_held, flags, report, sizeof(report));
 	if (n)
 		dcsim_explore_fail("%u cache invariant violation%s: %s", n, n == 1 ? "" : "s", report);
 	return n;
@@ -936,7 +936,7 @@ static void dscn_check(void *state)
 		dcsim_explore_fail("%lu misuse warning%s, %u expected; the last: %s", warns,
 				   warns == 1 ? "" : "s", s->def->warns, warns ? last : "-");
 	}
-	if (dcsim_explore_check_cache(s->cache, held, 2, DCSIM_CHECK_REFS_EXACT))
+	if (dcsim_explore_verify_cache(s->cache, held, 2, DCSIM_VERIFY_REFS_EXACT))
 		return;
 	if (dcsim_cache_snapshot(s->cache, &snap)) {
 		dcsim_explore_fail("snapshot failed");
