@@ -4,19 +4,7 @@
  * isolation), abort injection, and the statistics of a run.
  */
 
-#include <errno.h>
-#include <inttypes.h>
-#include <signal.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-#include <unistd.h>
-
 #include <dcsim/explore.h>
-#include <dcsim/explore-hooks.h>
-#include <dcsim/rcu.h>
 
 #include "internal.h"
 

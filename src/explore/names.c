@@ -4,16 +4,6 @@
  * registers (<dcsim/explore-hooks.h>): the engine knows no dentry.
  */
 
-#include <errno.h>
-#include <inttypes.h>
-#include <signal.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-#include <unistd.h>
-
 #include <dcsim/explore.h>
 #include <dcsim/explore-hooks.h>
 #include <dcsim/rcu.h>

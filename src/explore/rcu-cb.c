@@ -4,18 +4,8 @@
  * readers, run at a schedule point once ripe, or drained at quiescence.
  */
 
-#include <errno.h>
-#include <inttypes.h>
-#include <signal.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
-#include <dcsim/explore.h>
-#include <dcsim/explore-hooks.h>
 #include <dcsim/rcu.h>
 
 #include "internal.h"

@@ -4,18 +4,10 @@
  * freed object (as the describer delimits it) until its grace period ends.
  */
 
-#include <errno.h>
-#include <inttypes.h>
-#include <signal.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include <dcsim/explore.h>
-#include <dcsim/explore-hooks.h>
 #include <dcsim/rcu.h>
 
 #include "internal.h"

@@ -5,19 +5,10 @@
  * is the trace-file language of the differential checker, not this.)
  */
 
-#include <errno.h>
 #include <inttypes.h>
-#include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include <dcsim/explore.h>
-#include <dcsim/explore-hooks.h>
-#include <dcsim/rcu.h>
 
 #include "internal.h"
 
