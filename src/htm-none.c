@@ -6,25 +6,25 @@
 
 #include "htm-backend.h"
 
-const enum dcsim_htm_backend __dcsim_htm_hw_backend = DCSIM_HTM_BACKEND_NONE;
+const enum dcsim_htm_backend htm_hw_backend = DCSIM_HTM_BACKEND_NONE;
 
-void __dcsim_htm_hw_detect(struct dcsim_htm_info *info)
+void htm_hw_detect(struct dcsim_htm_info *info)
 {
 	strncpy(info->cpu, "unknown", sizeof(info->cpu) - 1);
 	info->cpu_has_htm = false;
 }
 
-dcsim_htm_status_t __dcsim_htm_hw_begin(void)
+dcsim_htm_status_t htm_hw_begin(void)
 {
 	return DCSIM_HTM_DISABLED;
 }
 
-bool __dcsim_htm_hw_test(void)
+bool htm_hw_test(void)
 {
 	return false;
 }
 
-int __dcsim_htm_hw_probe(void)
+int htm_hw_probe(void)
 {
 	return -ENOTSUP;
 }

@@ -13,7 +13,7 @@
 
 #include "htm-backend.h"
 
-const enum dcsim_htm_backend __dcsim_htm_hw_backend = DCSIM_HTM_BACKEND_POWER;
+const enum dcsim_htm_backend htm_hw_backend = DCSIM_HTM_BACKEND_POWER;
 
 #ifndef PPC_FEATURE2_HAS_HTM
 #define PPC_FEATURE2_HAS_HTM		0x40000000
@@ -25,7 +25,7 @@ const enum dcsim_htm_backend __dcsim_htm_hw_backend = DCSIM_HTM_BACKEND_POWER;
 #define PPC_FEATURE2_HTM_NO_SUSPEND	0x00080000
 #endif
 
-void __dcsim_htm_hw_detect(struct dcsim_htm_info *info)
+void htm_hw_detect(struct dcsim_htm_info *info)
 {
 	const char *plat = (const char *)getauxval(AT_PLATFORM);
 	unsigned long hwcap2 = getauxval(AT_HWCAP2);
@@ -39,7 +39,7 @@ void __dcsim_htm_hw_detect(struct dcsim_htm_info *info)
 }
 
 __attribute__((target("htm")))
-dcsim_htm_status_t __dcsim_htm_hw_begin(void)
+dcsim_htm_status_t htm_hw_begin(void)
 {
 	if (__builtin_tbegin(0))
 		return DCSIM_HTM_STARTED;
@@ -48,7 +48,7 @@ dcsim_htm_status_t __dcsim_htm_hw_begin(void)
 
 /* tcheck/ttest: CR0 transaction state, 0b10 = transactional. */
 __attribute__((target("htm")))
-bool __dcsim_htm_hw_test(void)
+bool htm_hw_test(void)
 {
 	return ((__builtin_ttest() >> 1) & 3) == 2;
 }
@@ -60,7 +60,7 @@ static void power_probe_body(void)
 		__builtin_tend(0);
 }
 
-int __dcsim_htm_hw_probe(void)
+int htm_hw_probe(void)
 {
-	return __dcsim_htm_try_exec(power_probe_body);
+	return htm_try_exec(power_probe_body);
 }

@@ -9,7 +9,7 @@
  * Returning from a function inside a transaction is fine: an abort restores
  * the registers (the stack pointer included) to their state at XBEGIN and
  * rolls back every store, the stack's too, so execution resumes at the
- * fallback address in __dcsim_htm_hw_begin() with its frame intact.
+ * fallback address in htm_hw_begin() with its frame intact.
  */
 
 #include <cpuid.h>
@@ -18,7 +18,7 @@
 
 #include "htm-backend.h"
 
-const enum dcsim_htm_backend __dcsim_htm_hw_backend = DCSIM_HTM_BACKEND_X86_RTM;
+const enum dcsim_htm_backend htm_hw_backend = DCSIM_HTM_BACKEND_X86_RTM;
 
 #define CPUID7_EBX_RTM			(1u << 11)
 #define CPUID7_EDX_RTM_ALWAYS_ABORT	(1u << 11)
@@ -45,7 +45,7 @@ static void x86_brand(char *buf, size_t len)
 		buf[sizeof(regs)] = '\0';
 }
 
-void __dcsim_htm_hw_detect(struct dcsim_htm_info *info)
+void htm_hw_detect(struct dcsim_htm_info *info)
 {
 	unsigned int eax, ebx = 0, ecx, edx = 0;
 
@@ -61,7 +61,7 @@ void __dcsim_htm_hw_detect(struct dcsim_htm_info *info)
 }
 
 __attribute__((target("rtm")))
-dcsim_htm_status_t __dcsim_htm_hw_begin(void)
+dcsim_htm_status_t htm_hw_begin(void)
 {
 	unsigned int st = _xbegin();
 
@@ -71,7 +71,7 @@ dcsim_htm_status_t __dcsim_htm_hw_begin(void)
 }
 
 __attribute__((target("rtm")))
-bool __dcsim_htm_hw_test(void)
+bool htm_hw_test(void)
 {
 	return _xtest();
 }
@@ -83,7 +83,7 @@ static void x86_probe_body(void)
 		_xend();
 }
 
-int __dcsim_htm_hw_probe(void)
+int htm_hw_probe(void)
 {
-	return __dcsim_htm_try_exec(x86_probe_body);
+	return htm_try_exec(x86_probe_body);
 }

@@ -27,11 +27,6 @@
 #include "internal.h"
 #include "thread.h"
 
-#if DCSIM_CHECK
-/* The check build's <dcsim/htm.h> makes dcsim_htm_begin() a macro; this is the function. */
-#undef dcsim_htm_begin
-#endif
-
 static pthread_mutex_t htm_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct dcsim_htm_info htm_info;
 static bool htm_detected;
@@ -43,8 +38,8 @@ static void htm_detect_locked(void)
 	if (htm_detected)
 		return;
 	memset(&htm_info, 0, sizeof(htm_info));
-	htm_info.backend = __dcsim_htm_hw_backend;
-	__dcsim_htm_hw_detect(&htm_info);
+	htm_info.backend = htm_hw_backend;
+	htm_hw_detect(&htm_info);
 	htm_detected = true;
 }
 
@@ -67,7 +62,7 @@ static int htm_apply_locked(enum dcsim_htm_policy policy)
 			err = -ENOTSUP;
 		} else if (htm_info.cpu_has_htm) {
 			live = true;
-		} else if (__dcsim_htm_hw_probe() == 0) {
+		} else if (htm_hw_probe() == 0) {
 			live = true;
 		} else {
 			htm_info.force_faulted = true;
@@ -146,14 +141,11 @@ int dcsim_htm_init(void)
 		return err;
 	}
 	env = getenv("DCSIM_HTM");
-#if DCSIM_CHECK
-	/* Check build: "sim" selects the simulated backend; the hardware stays off. */
-	if (env && !strcmp(env, "sim")) {
-		dcsim_htm_sim_select(true);
+	/* "sim" (check flavour) selects the simulated backend; the hardware stays off. */
+	if (htm_sim_take_env(env)) {
 		policy = DCSIM_HTM_OFF;
 		env = NULL;
 	}
-#endif
 	if (env && dcsim_htm_policy_parse(env, &policy)) {
 		fprintf(stderr, "dcsim: DCSIM_HTM='%s' is invalid: use auto, off or force; "
 			"HTM stays off\n", env);
@@ -198,10 +190,8 @@ void dcsim_htm_get_info(struct dcsim_htm_info *info)
 
 bool dcsim_htm_live(void)
 {
-#if DCSIM_CHECK
-	if (dcsim_htm_sim_owns_thread())
-		return dcsim_htm_sim_live();
-#endif
+	if (htm_sim_owns_thread())
+		return htm_sim_live();
 	return __atomic_load_n(&htm_live, __ATOMIC_RELAXED);
 }
 
@@ -277,12 +267,10 @@ struct dcsim_htm_abort dcsim_htm_decode(dcsim_htm_status_t st)
 		a.cause = DCSIM_HTM_CAUSE_DISABLED;
 		return a;
 	}
-#if DCSIM_CHECK
 	/* Simulated statuses have the RTM layout whatever the hardware backend. */
-	if (DCSIM_HTM_SIM_STATUS(st))
+	if (htm_sim_status(st))
 		return dcsim_htm_decode_x86((uint32_t)st);
-#endif
-	switch (__dcsim_htm_hw_backend) {
+	switch (htm_hw_backend) {
 	case DCSIM_HTM_BACKEND_X86_RTM:
 	case DCSIM_HTM_BACKEND_SIM:
 		return dcsim_htm_decode_x86((uint32_t)st);
@@ -295,7 +283,7 @@ struct dcsim_htm_abort dcsim_htm_decode(dcsim_htm_status_t st)
 }
 
 /* Called after a failed begin, outside any transaction (also by htm-sim). */
-void __dcsim_htm_count_abort(dcsim_htm_status_t st)
+void htm_count_abort(dcsim_htm_status_t st)
 {
 	struct dcsim_htm_abort a = dcsim_htm_decode(st);
 	struct dcsim_thread *t = __dcsim_thread();
@@ -314,17 +302,15 @@ dcsim_htm_status_t dcsim_htm_begin(void)
 {
 	dcsim_htm_status_t st;
 
-#if DCSIM_CHECK
 	/* Explorer threads (and, refusing, anyone under DCSIM_HTM=sim). */
-	if (dcsim_htm_sim_owns_thread())
-		return dcsim_htm_sim_begin_nojmp();
-#endif
+	if (htm_sim_owns_thread())
+		return htm_sim_begin_nojmp();
 	if (unlikely(!__atomic_load_n(&htm_live, __ATOMIC_RELAXED)))
 		return DCSIM_HTM_DISABLED;
 	__dcsim_stat_inc(DCSIM_STAT_HTM_ATTEMPTS);
-	st = __dcsim_htm_hw_begin();
+	st = htm_hw_begin();
 	if (st != DCSIM_HTM_STARTED)
-		__dcsim_htm_count_abort(st);
+		htm_count_abort(st);
 	return st;
 }
 
@@ -340,15 +326,13 @@ void dcsim_htm_count_commit(void)
  */
 bool dcsim_htm_test(void)
 {
-#if DCSIM_CHECK
-	if (dcsim_htm_sim_in_txn())
+	if (htm_sim_in_txn())
 		return true;
-	if (dcsim_htm_sim_owns_thread())
+	if (htm_sim_owns_thread())
 		return false;
-#endif
 	if (!__atomic_load_n(&htm_live, __ATOMIC_RELAXED) || !htm_info.cpu_has_htm)
 		return false;
-	return __dcsim_htm_hw_test();
+	return htm_hw_test();
 }
 
 /* SIGILL guard for the force probe.  Runs with the htm lock held. */
@@ -360,7 +344,7 @@ static void probe_sigill(int sig)
 	siglongjmp(probe_env, 1);
 }
 
-int __dcsim_htm_try_exec(void (*fn)(void))
+int htm_try_exec(void (*fn)(void))
 {
 	struct sigaction sa, old;
 	int ret = 0;

@@ -44,12 +44,4 @@ bool __dcsim_warn_quiet(void);
 	unlikely(__w);								\
 })
 
-#if DCSIM_CHECK
-struct dcsim_dentry;
-/* src/check/explore.c: name a new dentry for the explorer's reports. */
-void __dcsim_check_name_dentry(const struct dcsim_dentry *d);
-#else
-#define __dcsim_check_name_dentry(d)	do { } while (0)
-#endif
-
 #endif /* DCSIM_SRC_INTERNAL_H */

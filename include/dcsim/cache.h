@@ -225,19 +225,19 @@ DCSIM_API unsigned int dcsim_snapshot_diff(const struct dcsim_cache_snapshot *a,
 /** dcsim_dentry_state_format() - one readable line for @st into @buf. */
 DCSIM_API void dcsim_dentry_state_format(const struct dcsim_dentry_state *st, char *buf, size_t len);
 
-/* References the caller (the test) holds, for dcsim_cache_check(). */
+/* References the caller (the test) holds, for dcsim_cache_verify(). */
 struct dcsim_held_ref {
 	const struct dcsim_dentry *dentry;
 	int32_t refs;
 };
 
-/* dcsim_cache_check() flags */
-#define DCSIM_CHECK_REFS_EXACT	0x1u	/* @held lists every reference held outside the cache */
+/* dcsim_cache_verify() flags */
+#define DCSIM_VERIFY_REFS_EXACT	0x1u	/* @held lists every reference held outside the cache */
 
 /**
- * dcsim_cache_check() - verify the cache invariants at quiescence:
+ * dcsim_cache_verify() - verify the cache invariants at quiescence:
  * every reference accounted for (count == held + live children with
- * DCSIM_CHECK_REFS_EXACT, >= otherwise); no killed or freed dentry reachable;
+ * DCSIM_VERIFY_REFS_EXACT, >= otherwise); no killed or freed dentry reachable;
  * no unused dentry that is unhashed (should have been killed) or missing
  * from the LRU; LRU membership and DCSIM_DCACHE_LRU_LIST agree; no
  * DCSIM_DCACHE_SHRINK_LIST left; hash table membership and d_unhashed()
@@ -246,7 +246,7 @@ struct dcsim_held_ref {
  * Return: the number of violations (0 = consistent); a report, one line per
  * violation (truncated), is written to @report if @len > 0.
  */
-DCSIM_API unsigned int dcsim_cache_check(struct dcsim_cache *cache,
+DCSIM_API unsigned int dcsim_cache_verify(struct dcsim_cache *cache,
 					 const struct dcsim_held_ref *held, size_t nr_held,
 					 unsigned int flags, char *report, size_t len);
 

@@ -9,7 +9,7 @@
  * Each scenario builds a small tree in a fresh cache that uses the strategy
  * under test, runs 3 logical threads, each a short program of cache calls
  * (dput() against a racing operation), and at quiescence checks every
- * invariant of dcsim_cache_check() with exact reference accounting (the
+ * invariant of dcsim_cache_verify() with exact reference accounting (the
  * only references held outside the cache are the root's and the
  * directory's), the number of misuse warnings (0 but in "misuse"), the
  * scenario's own expectations (who must be killed, exactly once), and the
@@ -35,6 +35,7 @@
 
 #include <dcsim/cache.h>
 #include <dcsim/compiler.h>
+#include <dcsim/dcache-cover.h>
 #include <dcsim/explore.h>
 #include <dcsim/strategy.h>
 
@@ -57,64 +58,6 @@ enum dcsim_dcache_scenario {
 	DCSIM_DSCN_MISUSE,		/* a put without a reference: exactly one warning */
 	DCSIM_DSCN_NR
 };
-
-/*
- * Labelled slow paths of the cache model (src/dcache/cover.h), counted in
- * check builds so that a suite can show which of them it reached.
- */
-enum dcsim_dcache_cover {
-	DCSIM_COVER_HUSK_LEFT,		/* a kill left a husk on another's shrink list */
-	DCSIM_COVER_HUSK_FREED,		/* the shrink-list owner freed a husk */
-	DCSIM_COVER_SHRINK_BUSY,	/* shrink-list entry in use again: only unlinked */
-	DCSIM_COVER_KILL_RETRY,		/* 3.x dentry_kill(): trylock failed, dput restarted */
-	DCSIM_COVER_KILL_LOCK_PARENT,	/* 6.1 dentry_kill(): trylock failed, __lock_parent() */
-	DCSIM_COVER_KILL_KEPT,		/* 6.1 dentry_kill(): count moved while relocking: kept */
-	DCSIM_COVER_KILL_INODE_SLOW,	/* a kill's i_lock trylock failed */
-	DCSIM_COVER_RELOCK,		/* shrink_lock_dentry(): parent trylock failed */
-	DCSIM_COVER_RELOCK_FAIL,	/* ... and the dentry was in use after the relock */
-	DCSIM_COVER_LRU_SKIP,		/* dentry_lru_isolate(): d_lock trylock failed */
-	DCSIM_COVER_LRU_BUSY,		/* the shrinker took an in-use dentry off the LRU */
-	DCSIM_COVER_PARENT_ON_SHRINK,	/* __dput_to_list(): parent on a shrink list */
-	DCSIM_COVER_SHRINK_PARENT_WAIT,	/* shrink_dcache_parent(): waits for others' lists */
-	DCSIM_COVER_SHRINK_PARENT_VICTIM, /* select_collect2(): kills from another's list */
-	DCSIM_COVER_LOCK_FOR_KILL_SLOW,	/* 6.8 lock_for_kill(): i_lock trylock failed */
-	DCSIM_COVER_LOCK_FOR_KILL_FALSE, /* 6.8 lock_for_kill(): in use after relocking */
-	DCSIM_COVER_LOOKUP_RETRY,	/* lookup: d_seq moved after the reference was taken */
-	DCSIM_COVER_DGET_PARENT_SLOW,	/* dget_parent(): the lockless attempt failed */
-	DCSIM_COVER_HTM_LOCKED,		/* explicit abort codes, via dcsim_cache_htm_account() */
-	DCSIM_COVER_HTM_UNHASHED,
-	DCSIM_COVER_HTM_NOLRU,
-	DCSIM_COVER_HTM_KILL,
-	DCSIM_COVER_HTM_BADCOUNT,
-	DCSIM_COVER_HTM_NOTREF,
-	DCSIM_COVER_NR
-};
-
-/** dcsim_dcache_cover_name() - short stable label ("husk_left"), NULL if out of range. */
-DCSIM_API const char *dcsim_dcache_cover_name(enum dcsim_dcache_cover label);
-
-/**
- * dcsim_dcache_cover_read() - the process-wide count of each label since
- * the last reset, into @out[DCSIM_COVER_NR].  Check builds only.
- */
-DCSIM_API void dcsim_dcache_cover_read(uint64_t *out);
-
-/** dcsim_dcache_cover_reset() - zero the label counts (no cache operation may run). */
-DCSIM_API void dcsim_dcache_cover_reset(void);
-
-/*
- * Planted faults of the cache model, for tests that show a checker
- * catches them (check builds only; DCSIM_DCACHE_FAULT_NONE is the library).
- */
-enum dcsim_dcache_fault {
-	DCSIM_DCACHE_FAULT_NONE,
-	/* a kill of a dentry on another thread's shrink list unlinks and frees it */
-	DCSIM_DCACHE_FAULT_HUSK_FREED_EARLY,
-	DCSIM_DCACHE_FAULT_NR
-};
-
-/** dcsim_dcache_set_fault() - plant @fault in every cache of the process. */
-DCSIM_API void dcsim_dcache_set_fault(enum dcsim_dcache_fault fault);
 
 /* How the scenarios' end states were compared with the spec. */
 enum dcsim_spec_check {
@@ -142,11 +85,11 @@ DCSIM_API int dcsim_explore_dcache(const struct dcsim_dput_strategy *s,
 				   struct dcsim_explore_result *res);
 
 /**
- * dcsim_explore_check_cache() - run dcsim_cache_check() on @cache (flags as
+ * dcsim_explore_verify_cache() - run dcsim_cache_verify() on @cache (flags as
  * there) and turn violations into dcsim_explore_fail() with the report.
  * Return: the number of violations.
  */
-DCSIM_API unsigned int dcsim_explore_check_cache(struct dcsim_cache *cache,
+DCSIM_API unsigned int dcsim_explore_verify_cache(struct dcsim_cache *cache,
 						 const struct dcsim_held_ref *held,
 						 size_t nr_held, unsigned int flags);
 

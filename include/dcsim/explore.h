@@ -13,8 +13,10 @@
  * a pure function of its schedule, and a schedule is a pure function of a
  * 64-bit seed (random walk and PCT) or of a recorded decision list (any
  * mode).  A failure prints both, with the scenario name and the last steps
- * of the interleaving, and either can be fed back through the environment
- * to replay exactly that execution:
+ * of the interleaving, and either can be fed back (struct
+ * dcsim_explore_opts: scenario, replay_seed, schedule) to replay exactly
+ * that execution.  Test programs and tools take them from the environment
+ * through dcsim_explore_opts_from_env() (dcsim_explore_run() reads none):
  *
  *	DCSIM_EXPLORE_SCENARIO=name   run only scenarios of that name
  *	DCSIM_EXPLORE_SEED=0x...      run one execution with that seed
@@ -119,6 +121,14 @@ struct dcsim_explore_opts {
 	bool quiet;			/* no failure report on stderr (tests of the explorer) */
 	enum dcsim_explore_memory memory;
 	unsigned int htm_capacity;	/* cache lines a transaction may touch; 0: 512 */
+	/* Replay and reports; dcsim_explore_opts_from_env() fills them from DCSIM_EXPLORE_*. */
+	const char *scenario;		/* run only the scenario of this name; NULL: any */
+	bool replay;			/* run one execution, with replay_seed */
+	uint64_t replay_seed;
+	const char *schedule;		/* forced decisions, "tid*count,..."; NULL: none */
+	unsigned long pct_steps;	/* PCT step estimate; 0: the longest execution so far */
+	unsigned long report_steps;	/* schedule log steps a failure report prints */
+	unsigned long watchdog_secs;	/* time limit of each phase of an execution; 0: off */
 };
 
 /**
@@ -154,7 +164,7 @@ struct dcsim_explore_result {
 	unsigned long max_steps_seen;
 	unsigned long htm_commits, htm_aborts;	/* simulated transactions */
 	bool exhausted;			/* dfs: every schedule within the bound ran */
-	bool skipped;			/* DCSIM_EXPLORE_SCENARIO named another scenario */
+	bool skipped;			/* opts->scenario named another scenario */
 	char failure[512];		/* first failure message */
 	unsigned long htm_conflicts;	/* aborts caused by another thread's access */
 	unsigned long htm_capacity_aborts;
@@ -165,12 +175,24 @@ struct dcsim_explore_result {
 };
 
 /**
- * dcsim_explore_opts_init() - defaults: random walk, seed from
- * DCSIM_EXPLORE_SEED or a fixed value, 1000 iterations, PCT depth 3,
- * preemption bound 2, 200000 steps, HTM off, 20 per mille aborts,
- * sequentially consistent memory, a 512-line transaction capacity.
+ * dcsim_explore_opts_init() - defaults: random walk, a fixed base seed,
+ * 1000 iterations, PCT depth 3, preemption bound 2, 200000 steps, HTM off,
+ * 20 per mille aborts, sequentially consistent memory, a 512-line
+ * transaction capacity, no replay, 80 steps in a report, a 60 s watchdog.
+ * Reads no environment.
  */
 DCSIM_API void dcsim_explore_opts_init(struct dcsim_explore_opts *opts);
+
+/**
+ * dcsim_explore_opts_from_env() - override @opts with the DCSIM_EXPLORE_*
+ * variables that are set: BASE_SEED (seed), MODE, ITERS, MEMORY, SCENARIO,
+ * SEED (replay one execution), SCHEDULE, PCT_STEPS, TRACE (report_steps)
+ * and WATCHDOG; a malformed value is reported and ignored.  The one place
+ * the explorer's settings come from the environment: for main()s, called
+ * after their own settings and before dcsim_explore_run(), which reads
+ * none.  The strings point into the environment.
+ */
+DCSIM_API void dcsim_explore_opts_from_env(struct dcsim_explore_opts *opts);
 
 /**
  * dcsim_explore_run() - explore @sc under @opts (environment overrides apply).

@@ -180,10 +180,6 @@ DCSIM_API bool dcsim_htm_sim_selected(void);
 DCSIM_API jmp_buf *dcsim_htm_sim_prepare(const char *func, int line);
 DCSIM_API dcsim_htm_status_t dcsim_htm_sim_start(void *cfa, void *ra);
 DCSIM_API dcsim_htm_status_t dcsim_htm_sim_resume(void);
-/* For src/htm.c: the check-build decisions inside the exported functions. */
-DCSIM_API bool dcsim_htm_sim_owns_thread(void);
-DCSIM_API dcsim_htm_status_t dcsim_htm_sim_begin_nojmp(void);
-DCSIM_API bool dcsim_htm_sim_live(void);
 
 /*
  * dcsim_htm_begin() in the check build.  Hardware returns from XBEGIN a

@@ -70,14 +70,14 @@ const char *dcsim_dcache_scenario_name(enum dcsim_dcache_scenario scn)
 	return scn_defs[scn].name;
 }
 
-unsigned int dcsim_explore_check_cache(struct dcsim_cache *cache, const struct dcsim_held_ref *held,
+unsigned int dcsim_explore_verify_cache(struct dcsim_cache *cache, const struct dcsim_held_ref *held,
 				       size_t nr_held, unsigned int flags)
 {
 	char report[1536];
 	unsigned int n;
 
 	report[0] = '\0';
-	n = dcsim_cache_check(cache, held, nr_held, flags, report, sizeof(report));
+	n = dcsim_cache_verify(cache, held, nr_held, flags, report, sizeof(report));
 	if (n)
 		dcsim_explore_fail("%u cache invariant violation%s: %s", n, n == 1 ? "" : "s", report);
 	return n;
@@ -576,7 +576,7 @@ static void dscn_check(void *state)
 		dcsim_explore_fail("%lu misuse warning%s, %u expected; the last: %s", warns,
 				   warns == 1 ? "" : "s", s->def->warns, warns ? last : "-");
 	}
-	if (dcsim_explore_check_cache(s->cache, held, 2, DCSIM_CHECK_REFS_EXACT))
+	if (dcsim_explore_verify_cache(s->cache, held, 2, DCSIM_VERIFY_REFS_EXACT))
 		return;
 	if (dcsim_cache_snapshot(s->cache, &snap)) {
 		dcsim_explore_fail("snapshot failed");
@@ -626,8 +626,7 @@ int dcsim_explore_dcache(const struct dcsim_dput_strategy *strategy, enum dcsim_
 	arg->strategy = strategy;
 	sc.arg = arg;
 	snprintf(name, sizeof(name), "%s/%s/%s", scn_defs[scn].name, strategy->name,
-		 opts->htm == DCSIM_EXPLORE_HTM_OFF ? "off" :
-		 opts->htm == DCSIM_EXPLORE_HTM_COMMIT ? "sim-commit" : "sim-aborts");
+		 dcsim_explore_htm_name(opts->htm));
 	sc.name = name;
 	rc = dcsim_explore_run(&sc, opts, res);
 	release_spec(arg);

@@ -3,7 +3,7 @@
  * The differential runner: traces of cache operations over a small tree,
  * run step by step on a strategy and on the executable spec
  * (src/checker/spec.c).  After every step the canonical states must
- * be identical and dcsim_cache_check() clean with the exact references the
+ * be identical and dcsim_cache_verify() clean with the exact references the
  * trace holds; at the end every reference is dropped and shrink_all must
  * free everything.  A failing random trace is shrunk (greedy step deletion)
  * and printed in the trace format, with one replay line.
@@ -187,9 +187,9 @@ static bool compare(struct run *r)
 	for (uint32_t i = 1; i < r->spec.next_id; i++)
 		if (r->held[i])
 			held[nh++] = (struct dcsim_held_ref){ r->ptr[i], r->held[i] };
-	if (dcsim_cache_check(r->c, held, nh, DCSIM_CHECK_REFS_EXACT, rep, sizeof(rep))) {
+	if (dcsim_cache_verify(r->c, held, nh, DCSIM_VERIFY_REFS_EXACT, rep, sizeof(rep))) {
 		size_t used = appendf(r->err, sizeof(r->err), 0,
-				      "model: invariants broken (dcsim_cache_check(), exact references):\n");
+				      "model: invariants broken (dcsim_cache_verify(), exact references):\n");
 
 		ids_to_paths(r, rep, r->err + used, sizeof(r->err) - used);
 		return false;

@@ -58,7 +58,7 @@ static void check_clean(struct misuse *m, struct dcsim_cache *c, struct dcsim_de
 	struct dcsim_held_ref h[] = { { root, 1 } };
 	char rep[2048];
 
-	if (dcsim_cache_check(c, h, 1, DCSIM_CHECK_REFS_EXACT, rep, sizeof(rep)))
+	if (dcsim_cache_verify(c, h, 1, DCSIM_VERIFY_REFS_EXACT, rep, sizeof(rep)))
 		fail(m, "model: invariants broken after %s (only / is held):\n%s", after, rep);
 }
 

@@ -8,7 +8,7 @@
  *      d_alloc+d_add of their own names, d_drop, d_delete, d_invalidate,
  *      DONTCACHE, holding up to a few references across operations, and
  *      the shrinker (dcsim_prune), for a number of operations or seconds;
- *   3. join, drop what is held, then dcsim_cache_check() with exact
+ *   3. join, drop what is held, then dcsim_cache_verify() with exact
  *      reference accounting (only the root's reference is outside);
  *   4. dcsim_shrink_all() must leave only the root, nothing leaked
  *      (allocs - frees == 1), no misuse warning; destroy the cache.
@@ -213,7 +213,7 @@ static int check_quiescent(struct stress *st, FILE *out, const char *strategy, c
 	char report[2048] = "";
 	unsigned int bad;
 
-	bad = dcsim_cache_check(st->cache, &held, 1, DCSIM_CHECK_REFS_EXACT, report, sizeof(report));
+	bad = dcsim_cache_verify(st->cache, &held, 1, DCSIM_VERIFY_REFS_EXACT, report, sizeof(report));
 	if (!bad)
 		return 0;
 	fprintf(out, "dcsim-check: FAIL: stress, strategy %s: %u invariant violations %s:\n%s\n",

@@ -10,8 +10,7 @@
  * Replay: an explorer execution is a pure function of its seed, so the
  * replay line names the scenario, the mode and the failing execution's
  * seed (and, for PCT, its step estimate), and reruns exactly that execution
- * (through DCSIM_EXPLORE_SCENARIO, DCSIM_EXPLORE_SEED and
- * DCSIM_EXPLORE_PCT_STEPS, which dcsim_explore_run() honours).
+ * (the scenario, replay and pct_steps fields of struct dcsim_explore_opts).
  */
 
 #include <errno.h>
@@ -26,14 +25,8 @@
 #include <dcsim/strategy.h>
 #include <dcsim/warn.h>
 
-static const char *htm_label(enum dcsim_explore_htm h)
-{
-	return h == DCSIM_EXPLORE_HTM_OFF ? "off" : h == DCSIM_EXPLORE_HTM_COMMIT ? "sim-commit" :
-	       "sim-aborts";
-}
-
 int dcsim_checker_explore(const struct dcsim_dput_strategy *s, const struct dcsim_checker_opts *o,
-			struct dcsim_checker_result *res)
+			   struct dcsim_checker_result *res)
 {
 	static const enum dcsim_explore_htm htms[] = {
 		DCSIM_EXPLORE_HTM_OFF, DCSIM_EXPLORE_HTM_COMMIT, DCSIM_EXPLORE_HTM_ABORTS,
@@ -44,7 +37,6 @@ int dcsim_checker_explore(const struct dcsim_dput_strategy *s, const struct dcsi
 	FILE *out, *prog;
 	unsigned long commits = 0;
 	bool one = o && o->scenario;
-	char seedbuf[32];
 
 	if (!res)
 		res = &local;
@@ -53,16 +45,6 @@ int dcsim_checker_explore(const struct dcsim_dput_strategy *s, const struct dcsi
 		return -EINVAL;
 	out = o->report ? o->report : stdout;
 	prog = o->progress ? o->progress : stderr;
-	if (one) {
-		/* The replay of one execution: the explorer reads these itself. */
-		setenv("DCSIM_EXPLORE_SCENARIO", o->scenario, 1);
-		snprintf(seedbuf, sizeof(seedbuf), "%#" PRIx64, o->execution_seed);
-		setenv("DCSIM_EXPLORE_SEED", seedbuf, 1);
-		if (o->pct_steps) {
-			snprintf(seedbuf, sizeof(seedbuf), "%lu", o->pct_steps);
-			setenv("DCSIM_EXPLORE_PCT_STEPS", seedbuf, 1);
-		}
-	}
 	fprintf(prog, "dcsim-check: explore: %s: %d scenarios, %lu executions each%s\n", s->name,
 		DCSIM_DSCN_NR, iters[o->budget], one ? " (one execution replayed)" : "");
 	dcsim_warn_set_quiet(true);
@@ -86,6 +68,13 @@ int dcsim_checker_explore(const struct dcsim_dput_strategy *s, const struct dcsi
 				eo.htm = htms[h];
 				eo.abort_permille = 60;
 				eo.quiet = o->quiet;
+				if (one) {
+					/* The replay of one execution. */
+					eo.scenario = o->scenario;
+					eo.replay = true;
+					eo.replay_seed = o->execution_seed;
+					eo.pct_steps = o->pct_steps;
+				}
 				rc = dcsim_explore_dcache(s, (enum dcsim_dcache_scenario)scn, &eo, &r);
 				if (rc < 0) {
 					dcsim_warn_set_quiet(false);
@@ -100,7 +89,7 @@ int dcsim_checker_explore(const struct dcsim_dput_strategy *s, const struct dcsi
 					continue;
 				res->failures++;
 				if (snprintf(res->failure, sizeof(res->failure), "explore %s/%s/%s: %s",
-					 dcsim_dcache_scenario_name(scn), s->name, htm_label(htms[h]),
+					 dcsim_dcache_scenario_name(scn), s->name, dcsim_explore_htm_name(htms[h]),
 					 r.failure) < 0)
 					res->failure[0] = '\0';
 				if (o->quiet)
@@ -110,7 +99,7 @@ int dcsim_checker_explore(const struct dcsim_dput_strategy *s, const struct dcsi
 				fprintf(out, "dcsim-check: FAIL: explore, scenario %s, strategy %s, "
 					"HTM %s, mode %s, execution %lu of %lu\ncheck: %s\n"
 					"(the explorer's report, with the interleaving, is on stderr%s)\n",
-					dcsim_dcache_scenario_name(scn), s->name, htm_label(htms[h]), dcsim_explore_mode_name(modes[m]),
+					dcsim_dcache_scenario_name(scn), s->name, dcsim_explore_htm_name(htms[h]), dcsim_explore_mode_name(modes[m]),
 					r.first_failure, r.executions, r.failure,
 					out == stderr ? ", above" : "");
 				if (modes[m] == DCSIM_EXPLORE_PCT)
@@ -121,7 +110,7 @@ int dcsim_checker_explore(const struct dcsim_dput_strategy *s, const struct dcsi
 					"--explore-mode %s --execution-seed %#" PRIx64 "%s\n",
 					o->replay_prefix ? o->replay_prefix : "dcsim-check --strategy ",
 					o->replay_prefix ? "" : s->name,
-					dcsim_dcache_scenario_name(scn), s->name, htm_label(htms[h]),
+					dcsim_dcache_scenario_name(scn), s->name, dcsim_explore_htm_name(htms[h]),
 					dcsim_explore_mode_name(modes[m]), r.failure_seed, pct);
 			}
 		}

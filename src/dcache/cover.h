@@ -6,7 +6,7 @@
  * Labelled slow paths of src/dcache/, counted so that a test can show (and
  * gate on) which of them a suite really reached.  Check builds count each
  * label in a process-wide relaxed counter (dcsim_dcache_cover_read() in
- * <dcsim/explore-dcache.h>); other builds compile dcache_cover() to nothing.
+ * <dcsim/dcache-cover.h>); other builds compile dcache_cover() to nothing.
  * Hardware-style abort codes are labelled by dcsim_cache_htm_account(), the
  * one place every HTM strategy reports its aborts.
  *
@@ -14,13 +14,16 @@
  */
 
 #include <dcsim/config.h>
-#include <dcsim/explore-dcache.h>
+#include <dcsim/dcache-cover.h>
 
 #if DCSIM_CHECK
-void __dcache_cover(enum dcsim_dcache_cover label);
-#define dcache_cover(label)	__dcache_cover(label)
+void dcache_cover_hit(enum dcsim_dcache_cover label);
+#define dcache_cover(label)	dcache_cover_hit(label)
+/* Is @fault planted (dcsim_dcache_set_fault())? */
+bool dcache_faulty(enum dcsim_dcache_fault fault);
 #else
 #define dcache_cover(label)	do { } while (0)
+#define dcache_faulty(fault)	((void)(fault), false)
 #endif
 
 #endif /* DCSIM_SRC_DCACHE_COVER_H */

@@ -72,7 +72,7 @@ struct dcsim_inode {
 
 /* ---- small helpers -------------------------------------------------------- */
 
-void __dstat_first_use(struct dcsim_cache *c, unsigned int slot);
+void dstat_first_use(struct dcsim_cache *c, unsigned int slot);
 
 /*
  * The calling thread's block of counters in @c.  Per-thread slot, single
@@ -82,13 +82,13 @@ void __dstat_first_use(struct dcsim_cache *c, unsigned int slot);
  * __dcsim_blk), so counting in the cache a thread counted in last costs a
  * compare and a load before the add.
  */
-struct dcache_pcpu *__dstat_block_slow(struct dcsim_cache *c);
+struct dcache_pcpu *dstat_block_slow(struct dcsim_cache *c);
 
 static inline struct dcache_pcpu *dstat_block(struct dcsim_cache *c)
 {
 	if (likely(__dcsim_blk.owner == c))
 		return __dcsim_blk.block;
-	return __dstat_block_slow(c);
+	return dstat_block_slow(c);
 }
 
 static inline void dstat_add(struct dcsim_cache *c, enum dcsim_cache_stat s, int64_t n)
@@ -101,7 +101,7 @@ static inline void dstat_inc(struct dcsim_cache *c, enum dcsim_cache_stat s)
 	dstat_add(c, s, 1);
 }
 
-void __dstat_dput_warned(struct dcsim_cache *c);
+void dstat_dput_warned(struct dcsim_cache *c);
 
 /*
  * A dput and the way it went: one block lookup for both counts.  A refused
@@ -113,7 +113,7 @@ static inline void dstat_dput(struct dcsim_cache *c, enum dcsim_dput_path path)
 	struct dcache_pcpu *p;
 
 	if (unlikely(path == DCSIM_DPUT_PATH_WARNED)) {
-		__dstat_dput_warned(c);
+		dstat_dput_warned(c);
 		return;
 	}
 	p = dstat_block(c);
@@ -299,5 +299,15 @@ bool fast_dput_wants_txn(struct dcsim_dentry *d);
 
 /* shrink.c */
 unsigned long shrink_dentry_list(struct dcsim_cache *c, struct dcsim_list_head *list);
+
+/*
+ * Check flavour: record a new dentry's name for the explorer's reports
+ * (describe.c, the model's check-only glue); nothing otherwise.
+ */
+#if DCSIM_CHECK
+void dcache_name_dentry(const struct dcsim_dentry *d);
+#else
+#define dcache_name_dentry(d)	do { } while (0)
+#endif
 
 #endif /* DCSIM_SRC_DCACHE_H */

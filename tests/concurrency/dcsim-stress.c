@@ -8,7 +8,7 @@
  *      d_alloc+d_add of their own names, d_drop, d_delete, d_invalidate,
  *      DONTCACHE, holding up to a few references across operations, and
  *      the shrinker (dcsim_prune), for --ops operations or --seconds;
- *   3. join, drop what is held, then dcsim_cache_check() with exact
+ *   3. join, drop what is held, then dcsim_cache_verify() with exact
  *      reference accounting (only the root's reference is outside);
  *   4. dcsim_shrink_all() must leave only the root, nothing leaked
  *      (allocs - frees == 1), no misuse warning; destroy the cache.

@@ -149,6 +149,8 @@ static struct dcsim_explore_opts opts(enum dcsim_explore_mode mode, enum dcsim_e
 	struct dcsim_explore_opts o;
 
 	dcsim_explore_opts_init(&o);
+
+	dcsim_explore_opts_from_env(&o);
 	o.mode = mode;
 	o.memory = mem;
 	o.htm = htm;

@@ -272,6 +272,8 @@ static struct dcsim_explore_opts opts(enum dcsim_explore_mode mode, const struct
 	struct dcsim_explore_opts o;
 
 	dcsim_explore_opts_init(&o);
+
+	dcsim_explore_opts_from_env(&o);
 	o.mode = mode;
 	o.iterations = iters;
 	o.htm = (s->flags & DCSIM_STRATEGY_USES_HTM) ? DCSIM_EXPLORE_HTM_COMMIT : DCSIM_EXPLORE_HTM_OFF;

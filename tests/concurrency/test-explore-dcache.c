@@ -122,6 +122,8 @@ int main(int argc, char **argv)
 					int rc;
 
 					dcsim_explore_opts_init(&o);
+
+					dcsim_explore_opts_from_env(&o);
 					o.mode = modes[m];
 					o.iterations = iters;
 					o.htm = htms[h];
@@ -132,8 +134,7 @@ int main(int argc, char **argv)
 						continue;
 					printf("%-18s %-9s %-10s %-6s %6lu execs %8lu steps %6lu commits %6lu aborts  %s\n",
 					       dcsim_dcache_scenario_name(scn), s->name,
-					       htms[h] == DCSIM_EXPLORE_HTM_OFF ? "off" :
-					       htms[h] == DCSIM_EXPLORE_HTM_COMMIT ? "sim-commit" : "sim-aborts",
+					       dcsim_explore_htm_name(htms[h]),
 					       dcsim_explore_mode_name(modes[m]), r.executions, r.steps,
 					       r.htm_commits, r.htm_aborts, rc ? "FAIL" : "ok");
 					if (rc)

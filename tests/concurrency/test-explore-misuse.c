@@ -67,6 +67,7 @@ static int child_locked_final(void)
 	if (dcsim_strategy_register(&final_unlocked))
 		return 10;
 	dcsim_explore_opts_init(&opts);
+	dcsim_explore_opts_from_env(&opts);
 	opts.iterations = 20;
 	rc = dcsim_explore_dcache(&final_unlocked, DCSIM_DSCN_FINAL_DPUTS, &opts, &res);
 	fprintf(stderr, "child: rc %d, warnings %lu, failure: %s\n", rc, dcsim_warn_count() - w,
@@ -130,6 +131,8 @@ static int child_hang(int which)
 	struct dcsim_explore_opts opts;
 
 	dcsim_explore_opts_init(&opts);
+
+	dcsim_explore_opts_from_env(&opts);
 	opts.iterations = 3;
 	dcsim_explore_run(&scs[which], &opts, NULL);
 	return 12;	/* not reached: the watchdog aborts */
@@ -182,6 +185,8 @@ static int child_frame(bool do_abort)
 	int rc;
 
 	dcsim_explore_opts_init(&opts);
+
+	dcsim_explore_opts_from_env(&opts);
 	opts.iterations = 5;
 	opts.htm = DCSIM_EXPLORE_HTM_COMMIT;
 	rc = dcsim_explore_run(&sc, &opts, &res);
@@ -257,6 +262,7 @@ int main(void)
 	 * survive fork()).
 	 */
 	dcsim_explore_opts_init(&opts);
+	dcsim_explore_opts_from_env(&opts);
 	opts.iterations = 1;
 	expect(dcsim_explore_run(&warm, &opts, NULL) == 0, "warm-up exploration");
 

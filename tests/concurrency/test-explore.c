@@ -56,6 +56,8 @@ static struct dcsim_explore_opts opts_for(enum dcsim_explore_mode mode, unsigned
 	struct dcsim_explore_opts o;
 
 	dcsim_explore_opts_init(&o);
+
+	dcsim_explore_opts_from_env(&o);
 	o.mode = mode;
 	o.iterations = iters;
 	o.quiet = getenv("DCSIM_TEST_VERBOSE") == NULL;
@@ -111,23 +113,21 @@ static void test_replay_from_seed(void **unused)
 {
 	struct dcsim_explore_opts o = opts_for(DCSIM_EXPLORE_RANDOM, 200);
 	struct dcsim_explore_result r, again;
-	char buf[32];
 	(void)unused;
 
 	assert_int_equal(dcsim_explore_run(&racy, &o, &r), 1);
-	snprintf(buf, sizeof(buf), "%#llx", (unsigned long long)r.failure_seed);
-	setenv("DCSIM_EXPLORE_SEED", buf, 1);
+	o.replay = true;
+	o.replay_seed = r.failure_seed;
 	for (int i = 0; i < 3; i++) {
 		assert_int_equal(dcsim_explore_run(&racy, &o, &again), 1);
 		assert_int_equal(again.executions, 1);
 		assert_int_equal(again.failure_seed, r.failure_seed);
 	}
-	unsetenv("DCSIM_EXPLORE_SEED");
+	o.replay = false;
 	/* And a forced schedule that serialises the threads passes. */
-	setenv("DCSIM_EXPLORE_SCHEDULE", "0*3,1*3", 1);
+	o.schedule = "0*3,1*3";
 	o.iterations = 1;
 	assert_int_equal(dcsim_explore_run(&racy, &o, &again), 0);
-	unsetenv("DCSIM_EXPLORE_SCHEDULE");
 }
 
 /* ---- correct code: exhaustive bounded search finds nothing ---- */

@@ -6,7 +6,7 @@
  * strategies with HTM off, and with simulated transactions committing and
  * aborting in check builds, or the environment's live policy in normal
  * ones) and on the executable spec (spec.c); after every step the
- * canonical states must be identical and dcsim_cache_check() clean with
+ * canonical states must be identical and dcsim_cache_verify() clean with
  * the exact references the trace holds.  A failing trace is shrunk and
  * printed in the trace format (docs/trace-format.md) with a replay line.
  *

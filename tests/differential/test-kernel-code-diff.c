@@ -5,7 +5,7 @@
  * and "k61-htm" (HTM off, and with the environment's policy), side by
  * side, and after every step the two caches must be in the same canonical
  * state (dcsim_snapshot_diff()), have counted the same dput paths, kills
- * and LRU moves, return the same results, and pass dcsim_cache_check().
+ * and LRU moves, return the same results, and pass dcsim_cache_verify().
  * A drift of either the model or the patch fails here, whichever changed.
  * The executable spec (spec.c) only decides which steps are valid (which
  * references the trace holds); test-differential checks both against it.
@@ -242,7 +242,7 @@ static bool compare(struct run *r, const struct pair *p)
 		held[1][nh++] = (struct dcsim_held_ref){ r->ptr[1][i], r->held[i] };
 	}
 	for (int i = 0; i < 2; i++)
-		if (dcsim_cache_check(r->c[i], held[i], nh, DCSIM_CHECK_REFS_EXACT, r->err,
+		if (dcsim_cache_verify(r->c[i], held[i], nh, DCSIM_VERIFY_REFS_EXACT, r->err,
 				      sizeof(r->err)))
 			return false;
 	return true;

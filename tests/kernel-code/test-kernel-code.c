@@ -35,12 +35,6 @@
 
 extern const struct dcsim_dput_strategy kc_strategy_bug_nolock;
 
-static const char *htm_name(enum dcsim_explore_htm h)
-{
-	return h == DCSIM_EXPLORE_HTM_OFF ? "off" : h == DCSIM_EXPLORE_HTM_COMMIT ? "sim-commit" :
-										"sim-aborts";
-}
-
 static int explore_all(const struct dcsim_dput_strategy *s, unsigned long iters)
 {
 	static const enum dcsim_explore_htm htms[] = {
@@ -64,6 +58,8 @@ static int explore_all(const struct dcsim_dput_strategy *s, unsigned long iters)
 				int rc;
 
 				dcsim_explore_opts_init(&o);
+
+				dcsim_explore_opts_from_env(&o);
 				o.mode = modes[m];
 				o.iterations = iters;
 				o.htm = htms[h];
@@ -74,7 +70,7 @@ static int explore_all(const struct dcsim_dput_strategy *s, unsigned long iters)
 					continue;
 				}
 				printf("  %-18s %-8s %-10s %-6s %6lu execs %8lu steps  %s\n",
-				       dcsim_dcache_scenario_name(scn), s->name, htm_name(htms[h]),
+				       dcsim_dcache_scenario_name(scn), s->name, dcsim_explore_htm_name(htms[h]),
 				       dcsim_explore_mode_name(modes[m]), r.executions, r.steps,
 				       rc ? "FAIL" : "ok");
 				if (rc) {
@@ -87,7 +83,7 @@ static int explore_all(const struct dcsim_dput_strategy *s, unsigned long iters)
 			if (htms[h] == DCSIM_EXPLORE_HTM_OFF || skipped)
 				continue;
 			printf("kernel-code: %s %s (%s): %lu transactions committed, %lu aborted\n",
-			       s->name, dcsim_dcache_scenario_name(scn), htm_name(htms[h]), commits,
+			       s->name, dcsim_dcache_scenario_name(scn), dcsim_explore_htm_name(htms[h]), commits,
 			       aborts);
 			all_commits += commits;
 			if (htms[h] == DCSIM_EXPLORE_HTM_COMMIT && scn == DCSIM_DSCN_FINAL_DPUTS_COLD &&
@@ -172,6 +168,8 @@ int main(void)
 			unsigned long first = 0;
 
 			dcsim_explore_opts_init(&o);
+
+			dcsim_explore_opts_from_env(&o);
 			o.mode = modes[m];
 			o.iterations = 3000 * dcsim_explore_scale();
 			o.htm = DCSIM_EXPLORE_HTM_COMMIT;

@@ -91,6 +91,8 @@ static int explore(enum dcsim_explore_htm htm, struct dcsim_explore_result *res)
 	struct dcsim_explore_opts opts;
 
 	dcsim_explore_opts_init(&opts);
+
+	dcsim_explore_opts_from_env(&opts);
 	opts.iterations = 50;
 	opts.htm = htm;
 	opts.abort_permille = 300;
@@ -152,6 +154,8 @@ int main(int argc, char **argv)
 		char what[96];
 
 		dcsim_explore_opts_init(&opts);
+
+		dcsim_explore_opts_from_env(&opts);
 		opts.iterations = 100;
 		opts.htm = DCSIM_EXPLORE_HTM_ABORTS;
 		snprintf(what, sizeof(what), "scenario %s passes on plugin-txn",

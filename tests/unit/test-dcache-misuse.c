@@ -70,7 +70,7 @@ static void test_destroyed_cache(void **state)
 
 		assert_int_equal(dcsim_cache_snapshot(c, &snap), -EINVAL);
 	}
-	assert_true(dcsim_cache_check(c, NULL, 0, 0, NULL, 0) > 0);
+	assert_true(dcsim_cache_verify(c, NULL, 0, 0, NULL, 0) > 0);
 	assert_true(dcsim_warn_count() >= w + 5);
 	dcsim_warn_set_quiet(false);
 }

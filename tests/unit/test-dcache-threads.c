@@ -90,7 +90,7 @@ static void test_threads(void **state)
 		{
 			struct dcsim_held_ref h[] = { { root, 1 }, { sh.dir, 1 } };
 
-			v = dcsim_cache_check(sh.c, h, 2, DCSIM_CHECK_REFS_EXACT, rep, sizeof(rep));
+			v = dcsim_cache_verify(sh.c, h, 2, DCSIM_VERIFY_REFS_EXACT, rep, sizeof(rep));
 		}
 		if (v)
 			fprintf(stderr, "%s: %u violations\n%s", s->name, v, rep);

@@ -2,7 +2,7 @@
 /*
  * Unit tests of the dentry cache operations, run on every registered dput
  * strategy (and, for HTM strategies, with HTM off and with the environment's
- * policy).  Each test checks the invariants with dcsim_cache_check() and an
+ * policy).  Each test checks the invariants with dcsim_cache_verify() and an
  * exact list of the references it holds.
  */
 
@@ -28,7 +28,7 @@
 static void check_cache(struct dcsim_cache *c, const struct dcsim_held_ref *held, size_t n)
 {
 	char report[4096];
-	unsigned int v = dcsim_cache_check(c, held, n, DCSIM_CHECK_REFS_EXACT, report, sizeof(report));
+	unsigned int v = dcsim_cache_verify(c, held, n, DCSIM_VERIFY_REFS_EXACT, report, sizeof(report));
 
 	if (v)
 		fprintf(stderr, "%s: %u violations:\n%s", dcsim_cache_strategy(c)->name, v, report);
@@ -450,7 +450,7 @@ static void case_refs(const struct dcsim_dput_strategy *s)
 		struct dcsim_held_ref h[] = { { root, 3 }, { a, 1 }, { l, 1 } };
 		char rep[256];
 
-		assert_int_equal(dcsim_cache_check(c, h, 3, DCSIM_CHECK_REFS_EXACT, rep, sizeof(rep)), 1);
+		assert_int_equal(dcsim_cache_verify(c, h, 3, DCSIM_VERIFY_REFS_EXACT, rep, sizeof(rep)), 1);
 		assert_non_null(strstr(rep, "'a' count 3"));
 	}
 	dcsim_dput(l);

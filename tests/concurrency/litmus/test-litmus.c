@@ -169,6 +169,8 @@ static unsigned long explore(const struct litmus *t, enum dcsim_explore_mode mod
 	struct dcsim_explore_opts o;
 
 	dcsim_explore_opts_init(&o);
+
+	dcsim_explore_opts_from_env(&o);
 	o.mode = mode;
 	o.memory = mem;
 	o.iterations = iters;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The simulated HTM backend of the check build.
+ * The simulated HTM backend of the check flavour (behind src/htm-backend.h).
  *
  * A simulated transaction runs on an explorer thread.  In the "commit" and
  * "aborts" modes atomicity comes from the explorer: dcsim_sched_point()
@@ -10,8 +10,8 @@
  * conflict detection instead, as in RTM: the transaction keeps the cache
  * lines it read and wrote (64 bytes, SIM_LINE_SHIFT), and an access by
  * another thread that writes a line of either set, or reads a line of the
- * write set, aborts it on the spot (explore.c:htm_conflicts() calls
- * __dcsim_htm_sim_doom()): its stores are rolled back before that access
+ * write set, aborts it on the spot (htm-conflicts.c:htm_conflicts() calls
+ * htm_sim_doom()): its stores are rolled back before that access
  * is made, so no other thread ever reads a speculative value (strong
  * isolation), and the transaction resumes at begin with a conflict status
  * when it next runs.  In every mode:
@@ -48,7 +48,7 @@
 
 #include "../htm-backend.h"
 #include "../thread.h"
-#include "check.h"
+#include "internal.h"
 
 static bool sim_selected;
 
@@ -72,25 +72,33 @@ static __attribute__((noreturn)) void sim_refuse(const char *what)
 	abort();
 }
 
-bool dcsim_htm_sim_owns_thread(void)
+bool htm_sim_take_env(const char *env)
 {
-	return __dcsim_check_self || dcsim_htm_sim_selected();
+	if (!env || strcmp(env, "sim"))
+		return false;
+	dcsim_htm_sim_select(true);
+	return true;
 }
 
-bool dcsim_htm_sim_live(void)
+bool htm_sim_owns_thread(void)
+{
+	return explore_lt || dcsim_htm_sim_selected();
+}
+
+bool htm_sim_live(void)
 {
 	/* Under DCSIM_HTM=sim a non-explorer thread is told "live" so that it tries, and is refused. */
-	return __dcsim_check_self ? __dcsim_check_htm_on() : true;
+	return explore_lt ? explore_htm_on() : true;
 }
 
 bool dcsim_htm_sim_in_txn(void)
 {
-	struct lthread *lt = __dcsim_check_self;
+	struct lthread *lt = explore_lt;
 
 	return lt && lt->txn.active;
 }
 
-void __dcsim_htm_sim_reset(struct lthread *lt)
+void htm_sim_reset(struct lthread *lt)
 {
 	lt->txn.active = false;
 	lt->txn.depth = 0;
@@ -104,23 +112,23 @@ void __dcsim_htm_sim_reset(struct lthread *lt)
 
 static void count_abort(dcsim_htm_status_t st)
 {
-	__dcsim_htm_count_abort(st);
-	__dcsim_check_note_htm(false, st);
+	htm_count_abort(st);
+	explore_note_htm(false, st);
 }
 
 jmp_buf *dcsim_htm_sim_prepare(const char *func, int line)
 {
-	struct lthread *lt = __dcsim_check_self;
+	struct lthread *lt = explore_lt;
 
 	if (!lt) {
 		if (dcsim_htm_sim_selected())
 			sim_refuse("dcsim_htm_begin() under DCSIM_HTM=sim");
 		return NULL;
 	}
-	if (lt->txn.active || !__dcsim_check_htm_on())
+	if (lt->txn.active || !explore_htm_on())
 		return NULL;
 	/* Other threads may run up to the begin; nobody runs inside. */
-	__dcsim_check_schedule(lt, DCSIM_ACC_FENCE, NULL, 0, func, line);
+	explore_schedule(lt, DCSIM_ACC_FENCE, NULL, 0, func, line);
 	lt->txn.begin_func = func;
 	lt->txn.begin_line = line;
 	return &lt->txn.env;
@@ -128,13 +136,13 @@ jmp_buf *dcsim_htm_sim_prepare(const char *func, int line)
 
 dcsim_htm_status_t dcsim_htm_sim_start(void *cfa, void *ra)
 {
-	struct lthread *lt = __dcsim_check_self;
+	struct lthread *lt = explore_lt;
 	dcsim_htm_status_t st;
 
 	if (!lt)
 		sim_refuse("simulated transaction begin");
 	__dcsim_stat_inc(DCSIM_STAT_HTM_ATTEMPTS);
-	st = __dcsim_check_inject(lt, "htm begin");
+	st = explore_htm_inject(lt, "htm begin");
 	if (st) {
 		/* Aborted at begin: nothing to undo, resume with the status. */
 		count_abort(st);
@@ -153,7 +161,7 @@ dcsim_htm_status_t dcsim_htm_sim_start(void *cfa, void *ra)
 
 dcsim_htm_status_t dcsim_htm_sim_resume(void)
 {
-	struct lthread *lt = __dcsim_check_self;
+	struct lthread *lt = explore_lt;
 
 	count_abort(lt->txn.status);
 	return lt->txn.status;
@@ -252,9 +260,9 @@ static __attribute__((noreturn, noinline)) void sim_do_abort(struct lthread *lt,
 	longjmp(tx->env, 1);
 }
 
-dcsim_htm_status_t dcsim_htm_sim_begin_nojmp(void)
+dcsim_htm_status_t htm_sim_begin_nojmp(void)
 {
-	struct lthread *lt = __dcsim_check_self;
+	struct lthread *lt = explore_lt;
 	dcsim_htm_status_t st;
 
 	if (!lt)
@@ -266,7 +274,7 @@ dcsim_htm_status_t dcsim_htm_sim_begin_nojmp(void)
 		lt->txn.depth++;
 		return DCSIM_HTM_STARTED;
 	}
-	if (!__dcsim_check_htm_on())
+	if (!explore_htm_on())
 		return DCSIM_HTM_DISABLED;
 	/*
 	 * Reached without the macro (a function pointer to dcsim_htm_begin):
@@ -281,7 +289,7 @@ dcsim_htm_status_t dcsim_htm_sim_begin_nojmp(void)
 
 void dcsim_htm_sim_abort(uint8_t code)
 {
-	struct lthread *lt = __dcsim_check_self;
+	struct lthread *lt = explore_lt;
 
 	if (!lt || !lt->txn.active)
 		sim_refuse("dcsim_htm_sim_abort() outside a simulated transaction");
@@ -292,7 +300,7 @@ void dcsim_htm_sim_abort(uint8_t code)
 
 void dcsim_htm_sim_end(void)
 {
-	struct lthread *lt = __dcsim_check_self;
+	struct lthread *lt = explore_lt;
 	dcsim_htm_status_t st;
 
 	if (!lt || !lt->txn.active)
@@ -304,7 +312,7 @@ void dcsim_htm_sim_end(void)
 	/* Diagnosed at every commit, not only when an abort would resume. */
 	if (sim_frame_gone(&lt->txn))
 		sim_frame_rule_broken(lt, "end");
-	st = __dcsim_check_inject(lt, "htm end");
+	st = explore_htm_inject(lt, "htm end");
 	if (st)
 		sim_do_abort(lt, st);
 	lt->txn.active = false;
@@ -317,11 +325,11 @@ void dcsim_htm_sim_end(void)
 		lt->pending_write = true;
 	lt->txn.nlog = 0;
 	__dcsim_stat_inc(DCSIM_STAT_HTM_COMMITS);
-	__dcsim_check_note_htm(true, 0);
-	__dcsim_check_trace_txn(lt, DCSIM_ACC_FENCE, NULL, 0, "htm commit", 0);
+	explore_note_htm(true, 0);
+	explore_slog_txn(lt, DCSIM_ACC_FENCE, NULL, 0, "htm commit", 0);
 }
 
-bool __dcsim_htm_sim_has_line(const struct lthread *lt, uintptr_t ln, bool write_set)
+bool htm_sim_has_line(const struct lthread *lt, uintptr_t ln, bool write_set)
 {
 	const struct sim_txn *tx = &lt->txn;
 	const uintptr_t *set = write_set ? tx->wset : tx->rset;
@@ -350,7 +358,7 @@ static void sim_track(struct lthread *lt, enum dcsim_access acc, const volatile 
 	first = (uintptr_t)addr >> SIM_LINE_SHIFT;
 	last = ((uintptr_t)addr + size - 1) >> SIM_LINE_SHIFT;
 	for (uintptr_t ln = first; ln <= last; ln++) {
-		if (__dcsim_htm_sim_has_line(lt, ln, true))
+		if (htm_sim_has_line(lt, ln, true))
 			continue;
 		if (w) {
 			for (unsigned int i = 0; i < tx->nread; i++) {
@@ -359,11 +367,11 @@ static void sim_track(struct lthread *lt, enum dcsim_access acc, const volatile 
 					break;
 				}
 			}
-			if (tx->nread + tx->nwrite >= __dcsim_check_htm_capacity())
+			if (tx->nread + tx->nwrite >= explore_htm_capacity())
 				sim_do_abort(lt, DCSIM_HTM_SIM_MARK | DCSIM_HTM_X86_CAPACITY);
 			tx->wset[tx->nwrite++] = ln;
-		} else if (!__dcsim_htm_sim_has_line(lt, ln, false)) {
-			if (tx->nread + tx->nwrite >= __dcsim_check_htm_capacity())
+		} else if (!htm_sim_has_line(lt, ln, false)) {
+			if (tx->nread + tx->nwrite >= explore_htm_capacity())
 				sim_do_abort(lt, DCSIM_HTM_SIM_MARK | DCSIM_HTM_X86_CAPACITY);
 			tx->rset[tx->nread++] = ln;
 		}
@@ -386,25 +394,25 @@ static void sim_log_store(struct lthread *lt, enum dcsim_access acc, const volat
 	tx->nlog++;
 }
 
-void __dcsim_htm_sim_access(struct lthread *lt, enum dcsim_access acc,
+void htm_sim_access(struct lthread *lt, enum dcsim_access acc,
 			    const volatile void *addr, unsigned int size,
 			    const char *func, int line)
 {
 	dcsim_htm_status_t st;
 
-	__dcsim_check_trace_txn(lt, acc, addr, size, func, line);
-	st = __dcsim_check_inject(lt, func);
+	explore_slog_txn(lt, acc, addr, size, func, line);
+	st = explore_htm_inject(lt, func);
 	if (st)
 		sim_do_abort(lt, st);
 	if (acc == DCSIM_ACC_SPIN)
 		sim_do_abort(lt, DCSIM_HTM_SIM_MARK | DCSIM_HTM_X86_CONFLICT | DCSIM_HTM_X86_RETRY);
 	if (acc == DCSIM_ACC_RCU_LOCK || acc == DCSIM_ACC_RCU_UNLOCK)
-		__dcsim_check_rcu_note(lt, acc);
+		explore_rcu_note(lt, acc);
 	sim_track(lt, acc, addr, size);
 	sim_log_store(lt, acc, addr, size);
 }
 
-void __dcsim_htm_sim_access_conflict(struct lthread *lt, enum dcsim_access acc,
+void htm_sim_access_conflict(struct lthread *lt, enum dcsim_access acc,
 				     const volatile void *addr, unsigned int size,
 				     const char *func, int line)
 {
@@ -413,14 +421,14 @@ void __dcsim_htm_sim_access_conflict(struct lthread *lt, enum dcsim_access acc,
 	(void)line;
 	if (lt->txn.doomed)
 		sim_do_abort(lt, lt->txn.status);
-	st = __dcsim_check_inject(lt, func);
+	st = explore_htm_inject(lt, func);
 	if (st)
 		sim_do_abort(lt, st);
 	sim_track(lt, acc, addr, size);
 	sim_log_store(lt, acc, addr, size);
 }
 
-void __dcsim_htm_sim_doom(struct lthread *lt, dcsim_htm_status_t st)
+void htm_sim_doom(struct lthread *lt, dcsim_htm_status_t st)
 {
 	struct sim_txn *tx = &lt->txn;
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Canonical state snapshots and the invariant checker.  Both walk the
+ * Canonical state snapshots and the invariants (dcsim_cache_verify()).  Both walk the
  * cache at quiescence: no other thread may be inside a cache operation.
  * They take the leaf locks (roots, LRU, buckets) but read dentries with
  * READ_ONCE only, so they are safe to call from a stopped explorer.
@@ -330,7 +330,7 @@ static int32_t held_refs(const struct dcsim_held_ref *held, size_t nr, const str
 	return refs;
 }
 
-unsigned int dcsim_cache_check(struct dcsim_cache *c, const struct dcsim_held_ref *held,
+unsigned int dcsim_cache_verify(struct dcsim_cache *c, const struct dcsim_held_ref *held,
 			       size_t nr_held, unsigned int flags, char *buf, size_t len)
 {
 	struct report r = { .buf = buf, .len = len };
@@ -391,11 +391,11 @@ unsigned int dcsim_cache_check(struct dcsim_cache *c, const struct dcsim_held_re
 				       READ_ONCE(inode->i_count) ? "i_lock held at quiescence" :
 								   "with no aliases");
 		}
-		if ((flags & DCSIM_CHECK_REFS_EXACT) ? cnt != children + refs : cnt < children + refs)
+		if ((flags & DCSIM_VERIFY_REFS_EXACT) ? cnt != children + refs : cnt < children + refs)
 			report(&r, "#%" PRIu64 " '%s' count %" PRId32 " but %" PRId32
 			       " children and %" PRId32 " held references%s", d->d_id, d->d_name,
 			       cnt, children, refs,
-			       (flags & DCSIM_CHECK_REFS_EXACT) ? "" : " (at least)");
+			       (flags & DCSIM_VERIFY_REFS_EXACT) ? "" : " (at least)");
 		if (p != d && READ_ONCE(p->d_children) == NULL)
 			report(&r, "#%" PRIu64 " parent #%" PRIu64 " has no children", d->d_id, p->d_id);
 		if (cnt == 0 && !hashed)

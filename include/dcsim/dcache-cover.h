@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef DCSIM_DCACHE_COVER_H
+#define DCSIM_DCACHE_COVER_H
+
+/*
+ * The dentry cache model's labelled slow paths and planted faults (check
+ * flavour): what a suite reached, and the bugs its checkers must catch.
+ * The model owns them (src/dcache/cover.c); the explorer knows neither.
+ */
+
+#include <stdint.h>
+
+#include <dcsim/compiler.h>
+
+/*
+ * Labelled slow paths of the cache model (src/dcache/cover.h), counted in
+ * check builds so that a suite can show which of them it reached.
+ */
+enum dcsim_dcache_cover {
+	DCSIM_COVER_HUSK_LEFT,		/* a kill left a husk on another's shrink list */
+	DCSIM_COVER_HUSK_FREED,		/* the shrink-list owner freed a husk */
+	DCSIM_COVER_SHRINK_BUSY,	/* shrink-list entry in use again: only unlinked */
+	DCSIM_COVER_KILL_RETRY,		/* 3.x dentry_kill(): trylock failed, dput restarted */
+	DCSIM_COVER_KILL_LOCK_PARENT,	/* 6.1 dentry_kill(): trylock failed, __lock_parent() */
+	DCSIM_COVER_KILL_KEPT,		/* 6.1 dentry_kill(): count moved while relocking: kept */
+	DCSIM_COVER_KILL_INODE_SLOW,	/* a kill's i_lock trylock failed */
+	DCSIM_COVER_RELOCK,		/* shrink_lock_dentry(): parent trylock failed */
+	DCSIM_COVER_RELOCK_FAIL,	/* ... and the dentry was in use after the relock */
+	DCSIM_COVER_LRU_SKIP,		/* dentry_lru_isolate(): d_lock trylock failed */
+	DCSIM_COVER_LRU_BUSY,		/* the shrinker took an in-use dentry off the LRU */
+	DCSIM_COVER_PARENT_ON_SHRINK,	/* __dput_to_list(): parent on a shrink list */
+	DCSIM_COVER_SHRINK_PARENT_WAIT,	/* shrink_dcache_parent(): waits for others' lists */
+	DCSIM_COVER_SHRINK_PARENT_VICTIM, /* select_collect2(): kills from another's list */
+	DCSIM_COVER_LOCK_FOR_KILL_SLOW,	/* 6.8 lock_for_kill(): i_lock trylock failed */
+	DCSIM_COVER_LOCK_FOR_KILL_FALSE, /* 6.8 lock_for_kill(): in use after relocking */
+	DCSIM_COVER_LOOKUP_RETRY,	/* lookup: d_seq moved after the reference was taken */
+	DCSIM_COVER_DGET_PARENT_SLOW,	/* dget_parent(): the lockless attempt failed */
+	DCSIM_COVER_HTM_LOCKED,		/* explicit abort codes, via dcsim_cache_htm_account() */
+	DCSIM_COVER_HTM_UNHASHED,
+	DCSIM_COVER_HTM_NOLRU,
+	DCSIM_COVER_HTM_KILL,
+	DCSIM_COVER_HTM_BADCOUNT,
+	DCSIM_COVER_HTM_NOTREF,
+	DCSIM_COVER_NR
+};
+
+/** dcsim_dcache_cover_name() - short stable label ("husk_left"), NULL if out of range. */
+DCSIM_API const char *dcsim_dcache_cover_name(enum dcsim_dcache_cover label);
+
+/**
+ * dcsim_dcache_cover_read() - the process-wide count of each label since
+ * the last reset, into @out[DCSIM_COVER_NR].  Check builds only.
+ */
+DCSIM_API void dcsim_dcache_cover_read(uint64_t *out);
+
+/** dcsim_dcache_cover_reset() - zero the label counts (no cache operation may run). */
+DCSIM_API void dcsim_dcache_cover_reset(void);
+
+/*
+ * Planted faults of the cache model, for tests that show a checker
+ * catches them (check builds only; DCSIM_DCACHE_FAULT_NONE is the library).
+ */
+enum dcsim_dcache_fault {
+	DCSIM_DCACHE_FAULT_NONE,
+	/* a kill of a dentry on another thread's shrink list unlinks and frees it */
+	DCSIM_DCACHE_FAULT_HUSK_FREED_EARLY,
+	DCSIM_DCACHE_FAULT_NR
+};
+
+/** dcsim_dcache_set_fault() - plant @fault in every cache of the process. */
+DCSIM_API void dcsim_dcache_set_fault(enum dcsim_dcache_fault fault);
+
+#endif /* DCSIM_DCACHE_COVER_H */

@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The deterministic interleaving explorer.
+ *
+ * Usage: dcsim_explore_run() creates a pool of K pthreads ("logical
+ * threads") and runs the scenario's bodies on them, once per execution.
+ * Exactly one of the K+1 threads (the pool and the controller that called
+ * dcsim_explore_run()) holds the baton, ex.current, at any time; the others
+ * wait on their condition variable.  A logical thread gives the baton away
+ * only in explore_schedule(), which every dcsim_sched_point() outside
+ * a simulated transaction calls, or when its body returns.
+ *
+ * Ordering: ex.lock protects the baton and every field of the explorer and
+ * of the logical threads that another thread may read.  Because the baton
+ * only moves under ex.lock, everything the previous holder did (including
+ * its plain stores to the scenario's memory) happens-before what the next
+ * holder does: the scenario runs sequentially consistent, one access at a
+ * time, as an interleaving of the threads' program orders (the relaxed-rmw
+ * mode then lets some loads return older values on purpose, by patching
+ * memory between a load and the same thread's next schedule point).
+ *
+ * Every decision (which thread runs next) is recorded; the list is what
+ * DCSIM_EXPLORE_SCHEDULE replays and what the dfs mode backtracks over.
+ * The random choices come from a splitmix64 stream seeded by the execution
+ * seed, and HTM abort injection from a second stream of the same seed, so
+ * a seed reproduces an execution exactly (with the same scenario, mode and
+ * PCT step estimate, which the failure report prints).
+ *
+ * Three models sit on top of the interleaving (see <dcsim/explore.h>):
+ * RCU grace periods with poisoning of freed objects, the "relaxed-rmw"
+ * weak-memory mode, and the conflict-driven simulated HTM.  Each adds its
+ * own choices (when a ready callback runs, whether a load passes a relaxed
+ * RMW) from its own splitmix64 stream of the execution seed, so a seed
+ * still reproduces an execution; DCSIM_EXPLORE_SCHEDULE records thread
+ * choices only, so replay it with the same seed.
+ */
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <dcsim/explore.h>
+#include <dcsim/rcu.h>
+
+#include "internal.h"
+
+__thread struct lthread *explore_lt;
+
+struct explorer ex = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.ctl_cv = PTHREAD_COND_INITIALIZER,
+	.current = CTL,
+};
+
+static void exec_prepare(void)
+{
+	struct explore_pool *pool = ex.pool;
+	unsigned int n = pool->n;
+	unsigned int perm[DCSIM_EXPLORE_MAX_THREADS];
+
+	ex.rng = ex.exec_seed;
+	ex.inj_rng = ex.exec_seed ^ 0x6a09e667f3bcc909ull;
+	(void)splitmix64_next(&ex.inj_rng);
+	ex.rcu_rng = ex.exec_seed ^ 0xbb67ae8584caa73bull;
+	(void)splitmix64_next(&ex.rcu_rng);
+	ex.wm_rng = ex.exec_seed ^ 0x3c6ef372fe94f82bull;
+	(void)splitmix64_next(&ex.wm_rng);
+	memset(&ex.uaf, 0, sizeof(ex.uaf));
+	ex.step = 0;
+	ex.nslog = 0;
+	names_exec_begin();
+	ex.ndec = 0;
+	ex.preempt = 0;
+	ex.failed = false;
+	ex.abandoned = false;
+	ex.exec_done = false;
+	ex.msg[0] = '\0';
+	if (ex.o.mode == DCSIM_EXPLORE_DFS)
+		ex.nnodes = ex.replay_len;
+
+	/* PCT: a random permutation of priorities d..d+n-1, d-1 change points in 1..k. */
+	for (unsigned int i = 0; i < n; i++)
+		perm[i] = i;
+	for (unsigned int i = n; i > 1; i--) {
+		unsigned int j = (unsigned int)splitmix64_below(&ex.rng, i), t = perm[i - 1];
+
+		perm[i - 1] = perm[j];
+		perm[j] = t;
+	}
+	ex.nchange = ex.o.pct_depth ? ex.o.pct_depth - 1 : 0;
+	ex.pct_k_used = ex.pct_k ? ex.pct_k : 32;
+	for (unsigned int i = 0; i < ex.nchange; i++)
+		ex.change[i] = 1 + splitmix64_below(&ex.rng, ex.pct_k_used);
+
+	for (unsigned int i = 0; i < n; i++) {
+		struct lthread *lt = &pool->lt[i];
+
+		lt->state = LT_RUNNABLE;
+		lt->spun = false;
+		lt->foreign_write = false;
+		lt->pending_write = false;
+		lt->prio = ex.o.pct_depth + perm[i];
+		lt->last_func = NULL;
+		lt->last_line = 0;
+		lt->rcu_depth = 0;
+		lt->rcu_sections = 0;
+		lt->wm_open = false;
+		lt->wm_n = 0;
+		lt->wm_patched = false;
+		htm_sim_reset(lt);
+	}
+}
+
+int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explore_opts *opts,
+		      struct dcsim_explore_result *res)
+{
+	struct dcsim_explore_result r;
+	struct sigaction sa, old_segv, old_bus, old_abrt;
+	bool single = opts && opts->replay;
+	unsigned long max_iter;
+
+	memset(&r, 0, sizeof(r));
+	if (!sc || !opts || !sc->thread || !sc->name || sc->nthreads < 1 ||
+	    sc->nthreads > DCSIM_EXPLORE_MAX_THREADS || opts->pct_depth > PCT_MAX_DEPTH ||
+	    (unsigned int)opts->htm > DCSIM_EXPLORE_HTM_CONFLICTS ||
+	    (unsigned int)opts->memory > DCSIM_EXPLORE_MEM_RELAXED_RMW || explore_lt)
+		return -EINVAL;
+	if (opts->scenario && *opts->scenario && strcmp(opts->scenario, sc->name)) {
+		r.skipped = true;
+		if (res)
+			*res = r;
+		return 0;
+	}
+
+	pthread_mutex_lock(&ex.lock);
+	if (ex.running) {
+		pthread_mutex_unlock(&ex.lock);
+		return -EBUSY;
+	}
+	ex.running = true;
+	pthread_mutex_unlock(&ex.lock);
+
+	ex.sc = sc;
+	ex.o = *opts;
+	if (parse_schedule(ex.o.schedule)) {
+		fputs("dcsim-explore: schedule (DCSIM_EXPLORE_SCHEDULE): want tid*count,...\n", stderr);
+		ex.nforced = 0;
+	}
+	ex.slog_len_shown = ex.o.report_steps;
+	wd_set_limit(ex.o.watchdog_secs);
+	ex.pct_k = ex.o.pct_steps;
+	/* PCT's k: the longest execution seen so far, unless given. */
+	bool pct_adapt = !ex.pct_k;
+	ex.nnodes = ex.replay_len = 0;
+	ex.htm_commits = ex.htm_aborts = ex.htm_conflicts = ex.htm_capacity_aborts = 0;
+	ex.rcu_cbs_run = ex.stale_loads = 0;
+	ex.ncbs = 0;
+	max_iter = single ? 1 : ex.o.iterations;
+
+	dcsim_rcu_set_defer_hook(defer_rcu);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = crash_handler;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGSEGV, &sa, &old_segv);
+	sigaction(SIGBUS, &sa, &old_bus);
+	sigaction(SIGABRT, &sa, &old_abrt);
+
+	pool_install(pool_create(sc->nthreads));
+	for (unsigned long i = 0; i < max_iter; i++) {
+		int first;
+
+		ex.exec_no = i + 1;
+		if (single) {
+			ex.exec_seed = ex.o.replay_seed;
+		} else {
+			/*
+			 * dfs keeps one seed: injected HTM aborts must then
+			 * follow the decisions alone, or a replayed prefix
+			 * could diverge.
+			 */
+			uint64_t s = ex.o.seed +
+				(ex.o.mode == DCSIM_EXPLORE_DFS ? 0 : i) * 0xd1342543de82ef95ull;
+
+			ex.exec_seed = splitmix64_next(&s);
+		}
+		if (!ex.pool)
+			pool_install(pool_create(sc->nthreads));
+		exec_prepare();
+		wd_phase("setup");
+		ex.state = sc->setup ? sc->setup(sc->arg) : sc->arg;
+		wd_phase(NULL);
+		if (sc->setup && !ex.state) {
+			snprintf(r.failure, sizeof(r.failure), "scenario setup failed");
+			r.failures++;
+			fprintf(stderr, "dcsim-explore: '%s': setup failed\n", sc->name);
+			break;
+		}
+
+		wd_phase("the threads' run");
+		pthread_mutex_lock(&ex.lock);
+		first = pick(NULL);
+		ex.current = first;
+		pthread_cond_signal(&ex.pool->lt[first].cv);
+		while (!ex.exec_done)
+			pthread_cond_wait(&ex.ctl_cv, &ex.lock);
+		pthread_mutex_unlock(&ex.lock);
+		wd_phase(NULL);
+
+		r.executions++;
+		r.steps += ex.step;
+		if (ex.step > r.max_steps_seen)
+			r.max_steps_seen = ex.step;
+		/* The check walks the cache: it must see freed objects as they were. */
+		pthread_mutex_lock(&ex.lock);
+		rcu_unpoison_all();
+		pthread_mutex_unlock(&ex.lock);
+		wd_phase("check");
+		if (!ex.abandoned && sc->check)
+			sc->check(ex.state);
+		wd_phase(NULL);
+		if (!ex.failed) {
+			wd_phase("teardown");
+			drain_rcu();
+			/*
+			 * Teardown keeps the hook: its callbacks run when it
+			 * returns.  Real grace periods (an rcu_barrier() in a
+			 * cache's destroy) would cost milliseconds for each of
+			 * thousands of executions, and at quiescence there is
+			 * no reader left to wait for anyway.
+			 */
+			if (sc->teardown)
+				sc->teardown(ex.state);
+			drain_rcu();
+			wd_phase(NULL);
+		} else {
+			/*
+			 * The state may be inconsistent (a lock left held would
+			 * hang teardown, a freed object still linked would be
+			 * used after free): leak it, and an abandoned pool.
+			 */
+			lsan_keep(ex.state);
+			discard_rcu();
+			if (ex.abandoned) {
+				pthread_mutex_lock(&ex.lock);
+				ex.pool = NULL;
+				pthread_mutex_unlock(&ex.lock);
+			}
+		}
+		if (ex.failed) {
+			if (!r.failures) {
+				r.first_failure = ex.exec_no;
+				r.failure_seed = ex.exec_seed;
+				r.failure_pct_steps = ex.pct_k_used;
+				snprintf(r.failure, sizeof(r.failure), "%s", ex.msg);
+			}
+			r.failures++;
+			if (!ex.o.quiet)
+				report_failure(stderr);
+			if (!ex.o.keep_going)
+				break;
+		}
+		if (pct_adapt)
+			ex.pct_k = r.max_steps_seen;
+		if (ex.o.mode == DCSIM_EXPLORE_DFS && !single && !dfs_next()) {
+			r.exhausted = true;
+			break;
+		}
+	}
+	if (ex.pool)
+		pool_destroy(ex.pool);
+	ex.pool = NULL;
+
+	sigaction(SIGSEGV, &old_segv, NULL);
+	sigaction(SIGBUS, &old_bus, NULL);
+	sigaction(SIGABRT, &old_abrt, NULL);
+	dcsim_rcu_set_defer_hook(NULL);
+	r.htm_commits = ex.htm_commits;
+	r.htm_aborts = ex.htm_aborts;
+	r.htm_conflicts = ex.htm_conflicts;
+	r.htm_capacity_aborts = ex.htm_capacity_aborts;
+	r.rcu_callbacks = ex.rcu_cbs_run;
+	r.stale_loads = ex.stale_loads;
+	pthread_mutex_lock(&ex.lock);
+	ex.running = false;
+	pthread_mutex_unlock(&ex.lock);
+	if (res)
+		*res = r;
+	return r.failures ? 1 : 0;
+}

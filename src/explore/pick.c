@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Choosing the next logical thread: random, PCT and bounded-preemption
+ * DFS, and a forced schedule (DCSIM_EXPLORE_SCHEDULE) ahead of them.
+ */
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <dcsim/explore.h>
+
+#include "internal.h"
+
+/* ---- choosing the next thread ---- */
+
+static uint32_t runnable_mask(void)
+{
+	uint32_t m = 0;
+
+	for (unsigned int i = 0; i < ex.pool->n; i++)
+		if (ex.pool->lt[i].state == LT_RUNNABLE)
+			m |= 1u << i;
+	return m;
+}
+
+static int lowest(uint32_t m)
+{
+	return __builtin_ctz(m);
+}
+
+static int nth_bit(uint32_t m, unsigned int n)
+{
+	while (n--)
+		m &= m - 1;
+	return __builtin_ctz(m);
+}
+
+static int pick_pct(struct lthread *cur, uint32_t en)
+{
+	int best = -1;
+
+	/* At the i-th change point the running thread drops below everyone. */
+	if (cur) {
+		for (unsigned int i = 0; i < ex.nchange; i++) {
+			if (ex.change[i] == ex.step) {
+				cur->prio = i;	/* initial priorities are all >= d */
+				break;
+			}
+		}
+	}
+	for (unsigned int i = 0; i < ex.pool->n; i++)
+		if ((en & (1u << i)) && (best < 0 || ex.pool->lt[i].prio > ex.pool->lt[best].prio))
+			best = (int)i;
+	return best;
+}
+
+static int pick_dfs(struct lthread *cur, uint32_t en)
+{
+	size_t di = ex.ndec;
+	int prev = cur ? (int)cur->id : CTL;
+	bool prev_runnable = cur && (en & (1u << cur->id));
+	struct dfs_node *nd;
+	int c;
+
+	if (di < ex.replay_len) {
+		nd = &ex.nodes[di];
+		if (nd->enabled == en && nd->prev == prev) {
+			c = nd->chosen;
+			goto out;
+		}
+		/* The scenario is not deterministic; explore from here afresh. */
+		fprintf(stderr, "dcsim-explore: '%s': dfs replay diverged at decision %zu "
+			"(nondeterministic scenario?)\n", ex.sc->name, di);
+		ex.replay_len = ex.nnodes = di;
+	}
+	if (ex.nnodes == ex.nodes_cap) {
+		ex.nodes_cap = ex.nodes_cap ? 2 * ex.nodes_cap : 1024;
+		ex.nodes = xrealloc(ex.nodes, ex.nodes_cap * sizeof(*ex.nodes));
+	}
+	nd = &ex.nodes[ex.nnodes++];
+	/* Default: no preemption, else the lowest runnable thread. */
+	c = prev_runnable ? prev : lowest(en);
+	nd->enabled = (uint16_t)en;
+	nd->tried = (uint16_t)(1u << c);
+	nd->chosen = (int8_t)c;
+	nd->prev = (int8_t)prev;
+	nd->preempt = (uint16_t)ex.preempt;
+out:
+	if (prev_runnable && c != prev)
+		ex.preempt++;
+	return c;
+}
+
+/* Backtrack to the deepest decision with an affordable untried alternative. */
+bool dfs_next(void)
+{
+	while (ex.nnodes) {
+		struct dfs_node *nd = &ex.nodes[ex.nnodes - 1];
+		bool prev_runnable = nd->prev >= 0 && (nd->enabled & (1u << nd->prev));
+
+		for (int c = 0; c < DCSIM_EXPLORE_MAX_THREADS; c++) {
+			unsigned int cost;
+
+			if (!(nd->enabled & (1u << c)) || (nd->tried & (1u << c)))
+				continue;
+			nd->tried |= (uint16_t)(1u << c);
+			cost = prev_runnable && c != nd->prev;
+			if (nd->preempt + cost > ex.o.preemption_bound)
+				continue;
+			nd->chosen = (int8_t)c;
+			ex.replay_len = ex.nnodes;
+			return true;
+		}
+		ex.nnodes--;
+	}
+	return false;
+}
+
+/* ex.lock held.  Return: the next thread, or -1 if none is runnable. */
+int pick(struct lthread *cur)
+{
+	uint32_t en = runnable_mask();
+	int c;
+
+	if (!en)
+		return -1;
+	if (ex.ndec < ex.nforced) {
+		c = ex.forced[ex.ndec];
+		if (c < 0 || c >= (int)ex.pool->n || !(en & (1u << c))) {
+			fprintf(stderr, "dcsim-explore: '%s': forced schedule names thread %d at "
+				"decision %zu, which cannot run there; continuing with the lowest\n",
+				ex.sc->name, c, ex.ndec);
+			c = lowest(en);
+		}
+	} else {
+		switch (ex.o.mode) {
+		case DCSIM_EXPLORE_PCT:
+			c = pick_pct(cur, en);
+			break;
+		case DCSIM_EXPLORE_DFS:
+			c = pick_dfs(cur, en);
+			break;
+		case DCSIM_EXPLORE_RANDOM:
+		default:
+			c = nth_bit(en, (unsigned int)splitmix64_below(&ex.rng, (uint64_t)__builtin_popcount(en)));
+			break;
+		}
+	}
+	if (ex.ndec == ex.dec_cap) {
+		ex.dec_cap = ex.dec_cap ? 2 * ex.dec_cap : 4096;
+		ex.dec = xrealloc(ex.dec, ex.dec_cap);
+	}
+	ex.dec[ex.ndec++] = (int8_t)c;
+	return c;
+}
+
+int parse_schedule(const char *s)
+{
+	ex.nforced = 0;
+	while (s && *s) {
+		char *end;
+		long tid = strtol(s, &end, 10);
+		unsigned long cnt = 1;
+
+		if (end == s)
+			return -EINVAL;
+		s = end;
+		if (*s == '*') {
+			cnt = strtoul(s + 1, &end, 10);
+			if (end == s + 1)
+				return -EINVAL;
+			s = end;
+		}
+		if (*s == ',')
+			s++;
+		ex.forced = xrealloc(ex.forced, ex.nforced + cnt);
+		memset(ex.forced + ex.nforced, (int)tid, cnt);
+		ex.nforced += cnt;
+	}
+	return 0;
+}

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * RCU callbacks queued while an exploration runs: recorded with their
+ * readers, run at a schedule point once ripe, or drained at quiescence.
+ */
+
+#include <string.h>
+
+#include <dcsim/rcu.h>
+
+#include "internal.h"
+
+/* ---- RCU callbacks: queued with their readers ---- */
+
+/*
+ * Called for every dcsim_call_rcu() while an exploration runs, from a
+ * logical thread (holding the baton, not ex.lock), from the controller, or
+ * from a callback (ex.lock released around it).  The readers are the
+ * threads inside a read-side section now.
+ */
+void defer_rcu(struct dcsim_rcu_head *head, dcsim_rcu_cb_t func)
+{
+	struct lthread *lt = explore_lt;
+	struct rcu_cb *cb;
+
+	pthread_mutex_lock(&ex.lock);
+	if (ex.ncbs == ex.cbs_cap) {
+		ex.cbs_cap = ex.cbs_cap ? 2 * ex.cbs_cap : 256;
+		ex.cbs = xrealloc(ex.cbs, ex.cbs_cap * sizeof(*ex.cbs));
+	}
+	cb = &ex.cbs[ex.ncbs++];
+	memset(cb, 0, sizeof(*cb));
+	cb->head = head;
+	cb->func = func;
+	cb->state = CB_PENDING;
+	cb->obj = rcu_head_object(head, &cb->size);
+	if (!cb->obj)
+		cb->size = 0;
+	cb->queuer = lt ? (int)lt->id : CTL;
+	cb->q_slog = ex.nslog;
+	for (unsigned int i = 0; ex.pool && i < ex.pool->n; i++) {
+		if (ex.pool->lt[i].rcu_depth) {
+			cb->readers |= 1u << i;
+			cb->sect[i] = ex.pool->lt[i].rcu_sections;
+		}
+	}
+	if (lt)
+		slog_add(lt->id, SL_CALL_RCU, head, 0, lt->last_func, lt->last_line, lt->txn.active);
+	pthread_mutex_unlock(&ex.lock);
+}
+
+/*
+ * At quiescence, on the controller: every callback not yet run runs now,
+ * in call_rcu() order (no reader is left, so every grace period is over).
+ * Callbacks may queue more callbacks; run until none is left.
+ */
+void drain_rcu(void)
+{
+	for (;;) {
+		struct rcu_cb cb;
+		size_t i;
+
+		pthread_mutex_lock(&ex.lock);
+		for (i = 0; i < ex.ncbs && ex.cbs[i].state == CB_DONE; i++)
+			;
+		if (i == ex.ncbs) {
+			ex.ncbs = 0;
+			pthread_mutex_unlock(&ex.lock);
+			return;
+		}
+		ex.cbs[i].state = CB_DONE;
+		cb = ex.cbs[i];
+		pthread_mutex_unlock(&ex.lock);
+		cb.func(cb.head);
+	}
+}
+
+/* A failed execution: its state is leaked, and so are its callbacks. */
+void discard_rcu(void)
+{
+	pthread_mutex_lock(&ex.lock);
+	rcu_unpoison_all();
+	ex.ncbs = 0;
+	pthread_mutex_unlock(&ex.lock);
+}

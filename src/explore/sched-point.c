@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The schedule point: every dcsim_sched_point() of a logical thread hands
+ * the baton on here, and the checks of the access it announces run after.
+ */
+
+#include <stdio.h>
+
+#include <dcsim/explore.h>
+
+#include "internal.h"
+
+/*
+ * ex.lock held.  A write announced at @lt's previous schedule point has
+ * been performed by now (the access follows its schedule point), so the
+ * spinners it may release can be woken: doing it at the announcing point
+ * itself could let a spinner re-check before the write and block for good.
+ */
+void flush_write(struct lthread *lt)
+{
+	if (!lt->pending_write)
+		return;
+	lt->pending_write = false;
+	for (unsigned int i = 0; i < lt->pool->n; i++) {
+		struct lthread *o = &lt->pool->lt[i];
+
+		if (o == lt)
+			continue;
+		o->foreign_write = true;
+		if (o->state == LT_BLOCKED)
+			o->state = LT_RUNNABLE;
+	}
+}
+
+void describe_threads(char *buf, size_t len)
+{
+	size_t off = 0;
+
+	for (unsigned int i = 0; i < ex.pool->n && off < len; i++) {
+		struct lthread *t = &ex.pool->lt[i];
+
+		if (t->state == LT_DONE)
+			continue;
+		off += (size_t)snprintf(buf + off, len - off, " T%u spins after %s:%d;", i,
+					t->last_func ? t->last_func : "?", t->last_line);
+	}
+}
+
+/* ex.lock held, by @lt.  Wait until the baton comes back (or park). */
+void wait_turn(struct lthread *lt)
+{
+	while (ex.pool != lt->pool || ex.current != (int)lt->id) {
+		if (lt->pool->dead || lt->pool->shutdown)
+			return;
+		pthread_cond_wait(&lt->cv, &ex.lock);
+	}
+}
+
+/* ex.lock held.  Hand the baton to @next (-1: nobody can run). */
+static void hand_off(struct lthread *lt, int next)
+{
+	if (next < 0) {
+		char who[160] = "";
+
+		describe_threads(who, sizeof(who));
+		fail_lockedf("deadlock: no thread can run, every live thread spins without "
+			     "another thread writing:%s", who);
+		abandon_locked(lt);
+	}
+	if (next == (int)lt->id)
+		return;
+	ex.current = next;
+	pthread_cond_signal(&lt->pool->lt[next].cv);
+	wait_turn(lt);
+	if (lt->pool->dead) {
+		pthread_mutex_unlock(&ex.lock);
+		park_forever();
+	}
+}
+
+/* ex.lock held: @lt's access to @addr happens now, after its schedule point. */
+static void access_checks(struct lthread *lt, unsigned int acc, const volatile void *addr,
+			  unsigned int size, const char *func, int line, bool atomic_txn)
+{
+	/* Aborted while it waited: this access is never made. */
+	if (lt->txn.active && lt->txn.doomed)
+		return;
+	if (addr && size && acc_touches(acc)) {
+		uaf_check(lt, acc, addr, size, func, line);
+		if (!atomic_txn && ex.o.htm == DCSIM_EXPLORE_HTM_CONFLICTS)
+			htm_conflicts(lt, acc, (uintptr_t)addr, size);
+	}
+	if (!wm_on())
+		return;
+	if (acc_orders_loads(acc))
+		wm_clear(lt);
+	if (addr && size) {
+		if (acc_writes(acc))
+			wm_note_write(lt, (uintptr_t)addr, size);
+		else if (acc_touches(acc))
+			wm_load(lt, acc, (uintptr_t)addr, size, func, line);
+	}
+	if (acc == DCSIM_ACC_RMW_RELAXED) {
+		lt->wm_open = true;
+		lt->wm_rmw_addr = (uintptr_t)addr;
+	}
+}
+
+void explore_schedule(struct lthread *lt, enum dcsim_access acc,
+			    const volatile void *addr, unsigned int size,
+			    const char *func, int line)
+{
+	pthread_mutex_lock(&ex.lock);
+	explore_wm_restore(lt);
+	flush_write(lt);
+	slog_add(lt->id, acc, addr, size, func, line, lt->txn.active);
+	lt->last_acc = acc;
+	lt->last_func = func;
+	lt->last_line = line;
+	lt->last_addr = addr;
+	if (++ex.step > ex.o.max_steps) {
+		fail_lockedf("livelock: no end after %lu schedule points (max_steps)",
+			     ex.o.max_steps);
+		abandon_locked(lt);
+	}
+	if (acc == DCSIM_ACC_SPIN) {
+		/*
+		 * A second spin with no foreign write since the first would
+		 * read the same memory again: block until someone writes.
+		 */
+		if (lt->spun && !lt->foreign_write)
+			lt->state = LT_BLOCKED;
+		lt->spun = true;
+		lt->foreign_write = false;
+	}
+	if (acc_writes(acc))
+		lt->pending_write = true;
+	/* The section ends before the point (the unlock is behind us)... */
+	if (acc == DCSIM_ACC_RCU_UNLOCK)
+		rcu_exit(lt, func, line);
+	rcu_tick(lt);
+	hand_off(lt, pick(lt));
+	/* ...and begins after it (the lock is ahead of us). */
+	if (acc == DCSIM_ACC_RCU_LOCK)
+		rcu_enter(lt);
+	access_checks(lt, acc, addr, size, func, line, false);
+	pthread_mutex_unlock(&ex.lock);
+}
+
+void dcsim_sched_point(enum dcsim_access acc, const volatile void *addr,
+		       unsigned int size, const char *func, int line)
+{
+	struct lthread *lt = explore_lt;
+
+	if (dcsim_likely(!lt))
+		return;
+	explore_wm_restore(lt);
+	if (lt->txn.active) {
+		if (ex.o.htm != DCSIM_EXPLORE_HTM_CONFLICTS || acc == DCSIM_ACC_SPIN) {
+			/* No schedule point inside: the transaction is atomic. */
+			pthread_mutex_lock(&ex.lock);
+			access_checks(lt, acc, addr, size, func, line, true);
+			pthread_mutex_unlock(&ex.lock);
+			htm_sim_access(lt, acc, addr, size, func, line);
+			return;
+		}
+		/* Conflict mode: others may run, and may abort us meanwhile. */
+		explore_schedule(lt, acc, addr, size, func, line);
+		htm_sim_access_conflict(lt, acc, addr, size, func, line);
+		return;
+	}
+	explore_schedule(lt, acc, addr, size, func, line);
+}
+
+void dcsim_explore_yield(void)
+{
+	struct lthread *lt = explore_lt;
+
+	if (!lt)
+		return;
+	if (!lt->txn.active) {
+		explore_schedule(lt, DCSIM_ACC_FENCE, NULL, 0, "dcsim_explore_yield", 0);
+	} else if (ex.o.htm == DCSIM_EXPLORE_HTM_CONFLICTS) {
+		explore_schedule(lt, DCSIM_ACC_FENCE, NULL, 0, "dcsim_explore_yield", 0);
+		htm_sim_access_conflict(lt, DCSIM_ACC_FENCE, NULL, 0, "dcsim_explore_yield", 0);
+	}
+}

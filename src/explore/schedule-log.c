@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The schedule log: the ring of the most recent steps of an execution
+ * (thread, access, where, address), printed in failure reports.  ("Trace"
+ * is the trace-file language of the differential checker, not this.)
+ */
+
+#include <inttypes.h>
+#include <stdio.h>
+
+#include <dcsim/explore.h>
+
+#include "internal.h"
+
+const char *const acc_names[] = {
+	[DCSIM_ACC_LOAD]	= "load",
+	[DCSIM_ACC_STORE]	= "store",
+	[DCSIM_ACC_RMW]		= "rmw",
+	[DCSIM_ACC_FENCE]	= "fence",
+	[DCSIM_ACC_SPIN]	= "spin",
+	[DCSIM_ACC_RCU_LOCK]	= "rcu_lock",
+	[DCSIM_ACC_RCU_UNLOCK]	= "rcu_unlock",
+	[DCSIM_ACC_RMW_RELAXED]	= "rmw_relaxed",
+	[DCSIM_ACC_LOAD_ACQUIRE] = "load_acq",
+	[DCSIM_ACC_RMB]		= "rmb",
+	[DCSIM_ACC_WMB]		= "wmb",
+	[SL_EXIT]		= "exit",
+	[SL_HTM_ABORT]		= "htm_abort",
+	[SL_HTM_COMMIT]		= "htm_commit",
+	[SL_CALL_RCU]		= "call_rcu",
+	[SL_RCU_CB]		= "rcu_cb",
+	[SL_STALE]		= "stale",
+};
+
+_Static_assert(SL_NR <= 256, "schedule log kinds fit in a byte");
+
+/* ---- recording ---- */
+
+void slog_add(unsigned int tid, unsigned int acc, const volatile void *addr,
+		      unsigned int size, const char *func, int line, bool txn)
+{
+	struct slog_ent *e = &ex.slog[ex.nslog++ % SLOG_MAX];
+
+	e->tid = (uint8_t)tid;
+	e->acc = (uint8_t)acc;
+	e->addr = addr;
+	e->size = (uint8_t)(size > 255 ? 255 : size);
+	e->func = func;
+	e->line = line;
+	e->txn = txn;
+}
+
+static void slog_print_one(FILE *f, unsigned long i, const struct slog_ent *e);
+
+void slog_print(FILE *f)
+{
+	unsigned long n = ex.slog_len_shown, first;
+
+	if (n > SLOG_MAX)
+		n = SLOG_MAX;
+	if (n > ex.nslog)
+		n = ex.nslog;
+	first = ex.nslog - n;
+	fprintf(f, "dcsim-explore:   interleaving, last %lu of %lu steps "
+		"(thread, access, where, address; '*' = inside a simulated transaction):\n",
+		n, ex.nslog);
+	for (unsigned long i = first; i < ex.nslog; i++) {
+		const struct slog_ent *e = &ex.slog[i % SLOG_MAX];
+
+		slog_print_one(f, i, e);
+	}
+}
+
+static void slog_print_one(FILE *f, unsigned long i, const struct slog_ent *e)
+{
+	if (e->acc == SL_HTM_ABORT) {
+		fprintf(f, "    %6lu  T%u  htm abort (%s), status %#" PRIx64 "\n",
+			i, e->tid, e->func ? e->func : "injected", (uint64_t)(uintptr_t)e->addr);
+		return;
+	}
+	fprintf(f, "    %6lu  T%u%s %-11s %s:%d", i, e->tid, e->txn ? "*" : " ",
+		acc_names[e->acc], e->func ? e->func : "?", e->line);
+	if (e->addr) {
+		char what[200];
+
+		fprintf(f, "  %p/%u", (const void *)e->addr, e->size);
+		if (*describe_addr((uintptr_t)e->addr, e->size, what, sizeof(what)))
+			fprintf(f, "  %s", what);
+	}
+	fputc('\n', f);
+}
+
+/* The last @max steps of thread @tid up to schedule log index @upto. */
+void slog_print_thread(FILE *f, int tid, unsigned long upto, unsigned int max)
+{
+	unsigned long lo = ex.nslog > SLOG_MAX ? ex.nslog - SLOG_MAX : 0;
+	unsigned long idx[64];
+	unsigned int n = 0;
+
+	if (max > 64)
+		max = 64;
+	for (unsigned long i = upto + 1; i-- > lo && n < max;) {
+		if (i >= ex.nslog)
+			continue;
+		if (ex.slog[i % SLOG_MAX].tid == tid)
+			idx[n++] = i;
+	}
+	while (n--)
+		slog_print_one(f, idx[n], &ex.slog[idx[n] % SLOG_MAX]);
+}
+
+/* Decisions as "tid*count,..." runs: what DCSIM_EXPLORE_SCHEDULE takes. */
+void schedule_print(FILE *f)
+{
+	size_t i = 0;
+
+	fputs("dcsim-explore:   DCSIM_EXPLORE_SCHEDULE=", f);
+	while (i < ex.ndec) {
+		size_t j = i;
+
+		while (j < ex.ndec && ex.dec[j] == ex.dec[i])
+			j++;
+		fprintf(f, "%s%d*%zu", i ? "," : "", ex.dec[i], j - i);
+		i = j;
+	}
+	fputc('\n', f);
+}
