@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The k61 strategies: the kernel's dput() (dput.c, one object per variant)
- * behind dcsim's strategy table, registered from a constructor so that
- * every program linking libdcsim-kernel-code iterates them with the
+ * The kernel-code strategies: the kernel's dput() (dput.c, one object per
+ * variant) behind dcsim's strategy table, registered from a constructor so
+ * that every program linking libdcsim-kernel-code iterates them with the
  * built-in strategies.  Never compiled with -fsanitize=thread.
  *
  *   k61      fs/dcache.c of Debian's linux-source-6.1, unpatched
  *   k61-htm  the same after kernel/patches/ (fast_dput_htm())
+ *   k612     fs/dcache.c of Debian's linux-source-6.12, unpatched (the
+ *            6.8 rework; the hand-written model of it is "retain")
  *
  * The path a put took (for the cache statistics) is read off what the
  * kernel code did, counted in kc_tally: a WARN, a committed transaction,
@@ -62,7 +64,7 @@ unsigned int kc_htm_status(dcsim_htm_status_t st)
 
 /* ---- function names for traces (filled by constructors, then read-only) ---- */
 
-#define KC_MAX_FUNCS	32
+#define KC_MAX_FUNCS	128
 static struct kc_func func_tab[KC_MAX_FUNCS];
 static size_t nr_funcs;
 
@@ -92,6 +94,7 @@ const char *kc_func_name(const void *pc)
 
 void kc_k61_dput(struct dcsim_dentry *d);
 void kc_k61_htm_dput(struct dcsim_dentry *d);
+void kc_k612_dput(struct dcsim_dentry *d);
 #if DCSIM_CHECK
 void kc_k61_htm_bug_nolock_dput(struct dcsim_dentry *d);
 #endif
@@ -118,6 +121,7 @@ static enum dcsim_dput_path fn(struct dcsim_dentry *d)				\
 
 KC_STRATEGY_DPUT(k61_dput, kc_k61_dput)
 KC_STRATEGY_DPUT(k61_htm_dput, kc_k61_htm_dput)
+KC_STRATEGY_DPUT(k612_dput, kc_k612_dput)
 
 static const struct dcsim_dput_strategy k61 = {
 	.name = "k61",
@@ -135,6 +139,14 @@ static const struct dcsim_dput_strategy k61_htm = {
 	.flags = DCSIM_STRATEGY_USES_HTM,
 };
 
+static const struct dcsim_dput_strategy k612 = {
+	.name = "k612",
+	.description = "the kernel's own 6.12 dput()/fast_dput()/retain_dentry()/lock_for_kill() "
+		       "and lib/lockref.c, compiled from linux-source-6.12",
+	.dput = k612_dput,
+	.retain_style = DCSIM_RETAIN_LRU_THEN_REFERENCED,
+};
+
 #if DCSIM_CHECK
 KC_STRATEGY_DPUT(k61_htm_bug_nolock_dput, kc_k61_htm_bug_nolock_dput)
 
@@ -150,8 +162,12 @@ const struct dcsim_dput_strategy kc_strategy_bug_nolock = {
 
 static __attribute__((constructor)) void kc_register(void)
 {
-	if (dcsim_strategy_register(&k61) || dcsim_strategy_register(&k61_htm)) {
-		fputs("libdcsim-kernel-code: cannot register k61/k61-htm\n", stderr);
-		abort();
+	static const struct dcsim_dput_strategy *const all[] = { &k61, &k61_htm, &k612 };
+
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+		if (dcsim_strategy_register(all[i])) {
+			fprintf(stderr, "libdcsim-kernel-code: cannot register %s\n", all[i]->name);
+			abort();
+		}
 	}
 }

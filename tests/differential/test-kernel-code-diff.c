@@ -1,16 +1,17 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The library's models against the kernel's own code (kernel-code/):
- * the same seeded random traces run on "fast" and "k61", and on "fast-htm"
- * and "k61-htm" (HTM off, and with the environment's policy), side by
- * side, and after every step the two caches must be in the same canonical
+ * the same seeded random traces run on "fast" and "k61", on "fast-htm"
+ * and "k61-htm" (HTM off, and with the environment's policy), and on
+ * "retain" (the hand-written 6.8+ dput()) and "k612", side by side, and after every step the two caches must be in the same canonical
  * state (dcsim_snapshot_diff()), have counted the same dput paths, kills
  * and LRU moves, return the same results, and pass dcsim_cache_check().
  * A drift of either the model or the patch fails here, whichever changed.
  * The executable spec (spec.c) only decides which steps are valid (which
  * references the trace holds); test-differential checks both against it.
  *
- * Without the linux-source-6.1 tarball k61 does not exist: exit 77 (skip).
+ * Without the linux-source-6.1 and -6.12 tarballs the kernel-code
+ * strategies do not exist: exit 77 (skip), naming the packages.
  *
  * Environment: DCSIM_DIFF_TRACES (default 5000), DCSIM_DIFF_STEPS (60),
  * DCSIM_SEED, DCSIM_HTM.
@@ -420,12 +421,14 @@ static bool detects(struct step *t, size_t steps)
 
 int main(void)
 {
-	static const char *const pairs[][2] = { { "fast", "k61" }, { "fast-htm", "k61-htm" } };
+	static const char *const pairs[][2] = {
+		{ "fast", "k61" }, { "fast-htm", "k61-htm" }, { "retain", "k612" },
+	};
 	uint64_t base = dcsim_test_seed(20261203);
 	uint64_t ntraces = dcsim_test_env_u64("DCSIM_DIFF_TRACES", 5000);
 	size_t steps = dcsim_test_env_u64("DCSIM_DIFF_STEPS", 60);
 	enum dcsim_htm_policy env = dcsim_test_env_policy();
-	struct pair cfg[4];
+	struct pair cfg[8];
 	struct step *t;
 	size_t ncfg = 0;
 	int failures = 0;
@@ -441,8 +444,8 @@ int main(void)
 			const char *why = getenv("DCSIM_KC_WHY");
 
 			printf("kernel-code: strategy %s not built (%s); skipped\n", pairs[i][1],
-			       why && *why ? why : "no linux-source-6.1 tarball at configure time: "
-			       "apt-get install linux-source-6.1, reconfigure");
+			       why && *why ? why : "no linux-source-6.1/6.12 tarballs at configure "
+			       "time: apt-get install linux-source-6.1 linux-source-6.12, reconfigure");
 			return 77;
 		}
 		if (!m)

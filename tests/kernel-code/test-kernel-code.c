@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The kernel's own dput() code under the explorer (check build): every
- * dentry cache scenario on k61 and k61-htm, random walk and PCT, HTM off
+ * dentry cache scenario on k61, k61-htm and k612, random walk and PCT, HTM off
  * and, for k61-htm, with simulated transactions that commit and with
  * injected aborts.  For each HTM run it prints
  *
@@ -144,14 +144,14 @@ int main(void)
 	static const enum dcsim_explore_mode modes[] = { DCSIM_EXPLORE_RANDOM, DCSIM_EXPLORE_PCT };
 	unsigned long iters = strtoul(getenv("DCSIM_DCACHE_ITERS") ? getenv("DCSIM_DCACHE_ITERS") : "200",
 				      NULL, 0) * dcsim_explore_scale();
-	const char *names[] = { "k61", "k61-htm" };
+	const char *names[] = { "k61", "k61-htm", "k612" };
 	int failed = 0;
 
 	for (size_t i = 0; i < DCSIM_ARRAY_SIZE(names); i++) {
 		if (!dcsim_strategy_lookup(names[i])) {
-			printf("kernel-code: strategy %s not built (no linux-source-6.1 tarball at "
-			       "configure time: apt-get install linux-source-6.1, reconfigure); skipped\n",
-			       names[i]);
+			printf("kernel-code: strategy %s not built (no linux-source-6.1/6.12 "
+			       "tarballs at configure time: apt-get install linux-source-6.1 "
+			       "linux-source-6.12, reconfigure); skipped\n", names[i]);
 			return 77;
 		}
 	}
