@@ -42,7 +42,7 @@ int dcsim_check_explore(const struct dcsim_dput_strategy *s, const struct dcsim_
 	static const unsigned long iters[] = { 60, 250, 2500 };
 	struct dcsim_check_result local;
 	FILE *out, *prog;
-	unsigned long commits = 0;
+	unsigned long commits = 0, unit = 0;
 	bool one = o && o->scenario;
 	char seedbuf[32];
 
@@ -79,6 +79,8 @@ int dcsim_check_explore(const struct dcsim_dput_strategy *s, const struct dcsim_
 				if (o->explore_mode &&
 				    strcmp(o->explore_mode, dcsim_explore_mode_name(modes[m])))
 					continue;
+				if (!dcsim_check_in_shard(o, unit++))
+					continue;
 				dcsim_explore_opts_init(&eo);
 				eo.mode = modes[m];
 				eo.seed = o->seed + (uint64_t)scn * 1000 + m * 100 + h;
@@ -99,6 +101,7 @@ int dcsim_check_explore(const struct dcsim_dput_strategy *s, const struct dcsim_
 				if (!rc)
 					continue;
 				res->failures++;
+				res->failed_unit = unit - 1;
 				if (snprintf(res->failure, sizeof(res->failure), "explore %s/%s/%s: %s",
 					 dcsim_dcache_scenario_name(scn), s->name, htm_label(htms[h]),
 					 r.failure) < 0)
@@ -127,7 +130,9 @@ int dcsim_check_explore(const struct dcsim_dput_strategy *s, const struct dcsim_
 		}
 	}
 	dcsim_warn_set_quiet(false);
-	if (!one && !res->failures && (s->flags & DCSIM_STRATEGY_USES_HTM) && !commits) {
+	res->htm_commits = commits;
+	if (!one && !res->failures && (s->flags & DCSIM_STRATEGY_USES_HTM) && !commits &&
+	    o->nshards <= 1) {
 		res->failures++;
 		snprintf(res->failure, sizeof(res->failure),
 			 "explore: no simulated transaction of %s committed", s->name);
