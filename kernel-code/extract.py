@@ -12,6 +12,13 @@ a copy, and writes into OUTDIR, for NAME given by --name:
   NAME-dcache.h            the table's functions of the unpatched source
   NAME-lockref-c.h         lib/lockref.c, whole (it includes only
                            <linux/export.h> and <linux/lockref.h>, both shims)
+  with --patch FILE (repeatable), instead of the unpatched source:
+  NAME-dcache.h            the table's functions after FILE..., applied
+                           strictly (no fuzz); a patch that does not apply,
+                           or changes a file other than the source and the
+                           lockref file, or a line outside the table's
+                           functions, stops with an error naming the hunk,
+                           the file or the function
   with --series DIR:
   NAME-htm-dcache.h        the functions + series-funcs after DIR/series
   NAME-htm-bug-nolock-dcache.h
@@ -29,7 +36,8 @@ directive, so compiler messages and explorer traces point into fs/dcache.c.
 A required name that is missing, or found twice, stops the build with a
 message: the tree or the series changed shape and the table must follow.
 
-usage: extract.py --tree TABLE --tarball TARBALL --name NAME [--series DIR] OUTDIR
+usage: extract.py --tree TABLE --tarball TARBALL --name NAME
+                  [--series DIR | --patch FILE...] OUTDIR
 """
 
 import argparse
@@ -231,6 +239,80 @@ def read_tree(path):
     return tree
 
 
+def changed_lines(patch, source):
+    """New-side line numbers of @source that @patch adds, or next to which it deletes."""
+    out, cur, new = [], None, 0
+    with open(patch, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            m = re.match(r"^\+\+\+ (b/)?(\S+)", line)
+            if m:
+                cur = m.group(2)
+                continue
+            m = re.match(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@", line)
+            if m:
+                new = int(m.group(1))
+                continue
+            if cur != source or line.startswith("--- "):
+                continue
+            if line.startswith("+"):
+                out.append(new)
+                new += 1
+            elif line.startswith("-"):
+                out.append(new)
+            elif line.startswith(" ") or line == "\n":
+                new += 1
+    return out
+
+
+def enclosing_function(src, line):
+    """Name of the function whose definition spans @line of @src, or None."""
+    off = 0
+    for _ in range(line - 1):
+        off = src.find("\n", off) + 1
+    for m in re.finditer(r"(?m)^[A-Za-z_][^;#\n]*?\b(\w+)\s*\(", src):
+        if m.start() > off:
+            break
+        head_end = src.find("\n{", m.start())
+        if head_end < 0:
+            continue
+        head = src[m.start():head_end]
+        if re.search(r";\s*(\n|$)", head) or "}" in head:
+            continue
+        if m.start() <= off < match_brace(src, head_end + 1):
+            return m.group(1)
+    return None
+
+
+def check_patch_scope(patch, path, source, funcs, table):
+    """Every line @patch changed in @path (patched) lies in one of @funcs."""
+    with open(path, encoding="utf-8") as f:
+        src = f.read()
+    spans = [(line_of(src, s), line_of(src, e)) for s, e in
+             (find_function(src, n, path) for n in funcs)]
+    for line in changed_lines(patch, source):
+        if any(a <= line <= b for a, b in spans):
+            continue
+        fn = enclosing_function(src, line)
+        what = "%s()" % fn if fn else "code outside any function"
+        die("%s changes %s (%s:%d), which is not in the extracted set of %s "
+            "(%s): the user-space build would not run it.  Add the function to the "
+            "table if the shims allow it, or leave it out of the patch" %
+            (patch, what, source, line, table, ", ".join(funcs)))
+
+
+def apply_patch(patch, tree_dir, tarball, fuzz):
+    cmd = ["patch", "-p1", "-N", "--no-backup-if-mismatch", "--reject-file=-",
+           "-d", tree_dir, "-i", os.path.abspath(patch)]
+    if fuzz is not None:
+        cmd.insert(1, "--fuzz=%d" % fuzz)
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if r.returncode:
+        hunks = re.findall(r"Hunk #(\d+) FAILED at (\d+)", r.stdout)
+        where = "".join("\n  hunk #%s failed (it expects the text at line %s)" % h
+                        for h in hunks)
+        die("%s does not apply to %s:%s\n%s" % (patch, tarball, where, r.stdout.rstrip()))
+
+
 def write(path, text):
     os.makedirs(os.path.dirname(path), exist_ok=True)
     tmp = path + ".tmp"
@@ -245,31 +327,50 @@ def main():
     ap.add_argument("--tarball", required=True)
     ap.add_argument("--name", required=True, help="prefix of the output files (k61, k612)")
     ap.add_argument("--series", help="directory with a quilt series to apply")
+    ap.add_argument("--patch", action="append", default=[],
+                    help="a patch to apply before the extraction (repeatable)")
     ap.add_argument("outdir")
     args = ap.parse_args()
     tree = read_tree(args.tree)
     top, source = tree["top"], tree["source"]
     if not os.path.exists(args.tarball):
         die("%s not found (apt-get install %s)" % (args.tarball, tree["package"]))
+    if args.series and args.patch:
+        die("--series and --patch exclude each other")
     patches = read_series(args.series) if args.series else []
     os.makedirs(args.outdir, exist_ok=True)
     members = {source, tree["lockref"]}
     for p in patches:
         members |= patch_paths(p)[0]
+    for p in args.patch:
+        if not os.path.exists(p):
+            die("%s: no such patch" % p)
+        old, created = patch_paths(p)
+        for f in sorted(old | created):
+            if f not in (source, tree["lockref"]):
+                die("%s changes %s: only %s and %s are built in user space" %
+                    (p, f, source, tree["lockref"]))
     work = tempfile.mkdtemp(prefix="kernel-code.", dir=args.outdir)
     out = lambda suffix: os.path.join(args.outdir, "%s-%s" % (args.name, suffix))
     tarname = os.path.basename(args.tarball)
     try:
-        r = subprocess.run(["tar", "-xJf", args.tarball, "-C", work] +
+        # -xf: tar finds the compression itself (the tests use a small
+        # uncompressed tarball of the same members).
+        r = subprocess.run(["tar", "-xf", args.tarball, "-C", work] +
                            ["%s/%s" % (top, m) for m in sorted(members)],
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         if r.returncode:
             die("%s: cannot unpack %s (is it %s?):\n%s" %
                 (args.tarball, ", ".join(sorted(members)), tree["package"], r.stdout))
         base = os.path.join(work, top)
+        for p in args.patch:
+            apply_patch(p, base, args.tarball, 0)
+            check_patch_scope(p, os.path.join(base, source), source, tree["funcs"], args.tree)
+        origin = "%s %s" % (tarname, source)
+        if args.patch:
+            origin += " with %s" % ", ".join(os.path.basename(p) for p in args.patch)
         write(out("dcache.h"),
-              extract(os.path.join(base, source), source, tree["funcs"], [],
-                      "%s %s" % (tarname, source)))
+              extract(os.path.join(base, source), source, tree["funcs"], [], origin))
         with open(os.path.join(base, tree["lockref"]), encoding="utf-8") as f:
             lockref = f.read()
         write(out("lockref-c.h"), '#line 1 "%s"\n' % tree["lockref"] + lockref)
@@ -278,11 +379,7 @@ def main():
         patched = os.path.join(work, "patched")
         shutil.copytree(base, patched)
         for p in patches:
-            r = subprocess.run(["patch", "-p1", "-s", "-N", "--no-backup-if-mismatch",
-                                "-d", patched, "-i", os.path.abspath(p)],
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-            if r.returncode:
-                die("%s does not apply to %s:\n%s" % (p, args.tarball, r.stdout))
+            apply_patch(p, patched, args.tarball, None)
         htm = extract(os.path.join(patched, source), source,
                       tree["funcs"] + tree["series-funcs"], tree["series-defines"],
                       "%s %s with %s" % (tarname, source,

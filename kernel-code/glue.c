@@ -95,6 +95,8 @@ const char *kc_func_name(const void *pc)
 void kc_k61_dput(struct dcsim_dentry *d);
 void kc_k61_htm_dput(struct dcsim_dentry *d);
 void kc_k612_dput(struct dcsim_dentry *d);
+void kc_k612_ex_dput(struct dcsim_dentry *d);
+void kc_k612_ex_bug_dput(struct dcsim_dentry *d);
 #if DCSIM_CHECK
 void kc_k61_htm_bug_nolock_dput(struct dcsim_dentry *d);
 #endif
@@ -122,6 +124,8 @@ static enum dcsim_dput_path fn(struct dcsim_dentry *d)				\
 KC_STRATEGY_DPUT(k61_dput, kc_k61_dput)
 KC_STRATEGY_DPUT(k61_htm_dput, kc_k61_htm_dput)
 KC_STRATEGY_DPUT(k612_dput, kc_k612_dput)
+KC_STRATEGY_DPUT(k612_ex_dput, kc_k612_ex_dput)
+KC_STRATEGY_DPUT(k612_ex_bug_dput, kc_k612_ex_bug_dput)
 
 static const struct dcsim_dput_strategy k61 = {
 	.name = "k61",
@@ -144,6 +148,26 @@ static const struct dcsim_dput_strategy k612 = {
 	.description = "the kernel's own 6.12 dput()/fast_dput()/retain_dentry()/lock_for_kill() "
 		       "and lib/lockref.c, compiled from linux-source-6.12",
 	.dput = k612_dput,
+	.retain_style = DCSIM_RETAIN_LRU_THEN_REFERENCED,
+};
+
+/*
+ * The example patches (examples/kernel-patches/): registered by the
+ * kernel-code tests, which require the first to behave as k612 and retain
+ * and the second, its planted bug, to be caught.
+ */
+const struct dcsim_dput_strategy kc_strategy_example = {
+	.name = "k612+retain-dontcache-first",
+	.description = "k612 with examples/kernel-patches/retain-dontcache-first.patch",
+	.dput = k612_ex_dput,
+	.retain_style = DCSIM_RETAIN_LRU_THEN_REFERENCED,
+};
+
+const struct dcsim_dput_strategy kc_strategy_example_bug = {
+	.name = "k612+retain-dontcache-first-bug-lru-nolock",
+	.description = "k612 with examples/kernel-patches/retain-dontcache-first-bug-lru-nolock.patch "
+		       "(planted bug: d_lru_add() without d_lock)",
+	.dput = k612_ex_bug_dput,
 	.retain_style = DCSIM_RETAIN_LRU_THEN_REFERENCED,
 };
 

@@ -2,8 +2,10 @@
 /*
  * The library's models against the kernel's own code (kernel-code/):
  * the same seeded random traces run on "fast" and "k61", on "fast-htm"
- * and "k61-htm" (HTM off, and with the environment's policy), and on
- * "retain" (the hand-written 6.8+ dput()) and "k612", side by side, and after every step the two caches must be in the same canonical
+ * and "k61-htm" (HTM off, and with the environment's policy), on
+ * "retain" (the hand-written 6.8+ dput()) and "k612", and on "retain" and
+ * k612 with examples/kernel-patches/retain-dontcache-first.patch, side by
+ * side, and after every step the two caches must be in the same canonical
  * state (dcsim_snapshot_diff()), have counted the same dput paths, kills
  * and LRU moves, return the same results, and pass dcsim_cache_check().
  * A drift of either the model or the patch fails here, whichever changed.
@@ -399,10 +401,9 @@ static void report(const struct pair *p, struct step *t, size_t n, uint64_t seed
  * every final put, d_lock on every final put) against "fast" must differ
  * within a few traces.
  */
-static bool detects(struct step *t, size_t steps)
+static bool detects(struct step *t, size_t steps, const char *a, const char *b)
 {
-	struct pair p = { { dcsim_strategy_lookup("fast"), dcsim_strategy_lookup("lockref") },
-			  DCSIM_HTM_OFF };
+	struct pair p = { { dcsim_strategy_lookup(a), dcsim_strategy_lookup(b) }, DCSIM_HTM_OFF };
 	char err[4096];
 	size_t at;
 
@@ -410,19 +411,24 @@ static bool detects(struct step *t, size_t steps)
 		size_t n = generate(t, 777 + i, steps);
 
 		if (!replay(&p, t, n, &at, err, sizeof(err))) {
-			printf("kernel-code-diff: self-test: fast vs lockref differ at step %zu of "
-			       "seed %" PRIu64 ": %.80s\n", at, 777 + i, err);
+			printf("kernel-code-diff: self-test: %s vs %s differ at step %zu of "
+			       "seed %" PRIu64 ": %.80s\n", a, b, at, 777 + i, err);
 			return true;
 		}
 	}
-	printf("kernel-code-diff: self-test FAILED: fast vs lockref never differed\n");
+	printf("kernel-code-diff: self-test FAILED: %s vs %s never differed\n", a, b);
 	return false;
 }
+
+/* The example patches (kernel-code/glue.c); weak: absent without the tarballs. */
+extern const struct dcsim_dput_strategy kc_strategy_example __attribute__((weak));
+extern const struct dcsim_dput_strategy kc_strategy_example_bug __attribute__((weak));
 
 int main(void)
 {
 	static const char *const pairs[][2] = {
 		{ "fast", "k61" }, { "fast-htm", "k61-htm" }, { "retain", "k612" },
+		{ "retain", "k612+retain-dontcache-first" },
 	};
 	uint64_t base = dcsim_test_seed(20261203);
 	uint64_t ntraces = dcsim_test_env_u64("DCSIM_DIFF_TRACES", 5000);
@@ -433,6 +439,14 @@ int main(void)
 	size_t ncfg = 0;
 	int failures = 0;
 
+	/*
+	 * examples/kernel-patches/retain-dontcache-first.patch keeps 6.12's
+	 * states: retain = k612 with it.  Its planted-bug twin takes the
+	 * lockless path where k612 locks (the dput path counters differ).
+	 */
+	if (&kc_strategy_example && (dcsim_strategy_register(&kc_strategy_example) ||
+				     dcsim_strategy_register(&kc_strategy_example_bug)))
+		return fprintf(stderr, "cannot register the example patches' strategies\n"), 1;
 	for (size_t i = 0; i < DCSIM_ARRAY_SIZE(pairs); i++) {
 		const struct dcsim_dput_strategy *m = dcsim_strategy_lookup(pairs[i][0]);
 		const struct dcsim_dput_strategy *k = dcsim_strategy_lookup(pairs[i][1]);
@@ -459,7 +473,9 @@ int main(void)
 	if (!t)
 		return fprintf(stderr, "out of memory\n"), 1;
 	dcsim_test_print_htm("test-kernel-code-diff");
-	if (!detects(t, steps))
+	if (!detects(t, steps, "fast", "lockref"))
+		failures++;
+	if (!detects(t, steps, "retain", kc_strategy_example_bug.name))
 		failures++;
 	for (uint64_t i = 0; i < ntraces && !failures; i++) {
 		size_t n = generate(t, base + i, steps);

@@ -14,7 +14,10 @@
  * all scenarios together: the transaction body of kernel/patches/0002,
  * compiled from the tarball, really ran and committed.
  *
- * Then the planted bug: k61-htm-bug-nolock, patch 0002 with the d_lock test
+ * Then examples/kernel-patches/: k612 with retain-dontcache-first.patch
+ * must pass every scenario, and with its planted-bug twin (d_lru_add()
+ * without d_lock in the lockless retain_dentry()) must be caught in each
+ * mode.  Then the planted bug: k61-htm-bug-nolock, patch 0002 with the d_lock test
  * of fast_dput_htm() cut out by extract.py, must be caught (in a child
  * process: a caught bug may crash).
  *
@@ -34,6 +37,8 @@
 #include <dcsim/warn.h>
 
 extern const struct dcsim_dput_strategy kc_strategy_bug_nolock;
+extern const struct dcsim_dput_strategy kc_strategy_example;
+extern const struct dcsim_dput_strategy kc_strategy_example_bug;
 
 static const char *htm_name(enum dcsim_explore_htm h)
 {
@@ -158,6 +163,33 @@ int main(void)
 	dcsim_warn_set_quiet(true);
 	for (size_t i = 0; i < DCSIM_ARRAY_SIZE(names); i++)
 		failed += explore_all(dcsim_strategy_lookup(names[i]), iters);
+	/* examples/kernel-patches/: the correct patch passes every scenario. */
+	if (dcsim_strategy_register(&kc_strategy_example) ||
+	    dcsim_strategy_register(&kc_strategy_example_bug))
+		return 2;
+	failed += explore_all(&kc_strategy_example, iters);
+
+	/* ... and the same patch with its planted bug is caught, in each mode. */
+	for (size_t m = 0; m < DCSIM_ARRAY_SIZE(modes); m++) {
+		bool caught = false;
+
+		printf("planted bug %s, %s:\n", kc_strategy_example_bug.name,
+		       dcsim_explore_mode_name(modes[m]));
+		for (int scn = 0; scn < DCSIM_DSCN_NR && !caught; scn++) {
+			struct dcsim_explore_opts o;
+			unsigned long first = 0;
+
+			dcsim_explore_opts_init(&o);
+			o.mode = modes[m];
+			o.iterations = 3000 * dcsim_explore_scale();
+			caught = caught_isolated(&kc_strategy_example_bug,
+						 (enum dcsim_dcache_scenario)scn, &o, &first) == 1;
+		}
+		if (!caught) {
+			printf("    NOT CAUGHT\n");
+			failed++;
+		}
+	}
 
 	/* The planted bug must be caught, in each mode, within the budget. */
 	if (dcsim_strategy_register(&kc_strategy_bug_nolock))
