@@ -355,8 +355,9 @@ def main():
     tarname = os.path.basename(args.tarball)
     try:
         # -xf: tar finds the compression itself (the tests use a small
-        # uncompressed tarball of the same members).
-        r = subprocess.run(["tar", "-xf", args.tarball, "-C", work] +
+        # uncompressed tarball of the same members); --occurrence=1: each
+        # member is there once, so tar stops reading after the last one.
+        r = subprocess.run(["tar", "-xf", args.tarball, "--occurrence=1", "-C", work] +
                            ["%s/%s" % (top, m) for m in sorted(members)],
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         if r.returncode:
