@@ -74,20 +74,49 @@ void kc_funcs_add(const struct kc_func *f, size_t n)
 		func_tab[nr_funcs++] = f[i];
 }
 
-const char *kc_func_name(const void *pc)
+static long kc_func_index(const void *pc)
 {
-	const char *best = "kernel-code";
 	const char *ba = NULL;
+	long best = -1;
 
 	for (size_t i = 0; i < nr_funcs; i++) {
 		const char *a = func_tab[i].addr;
 
 		if (a <= (const char *)pc && (!ba || a > ba)) {
 			ba = a;
-			best = func_tab[i].name;
+			best = (long)i;
 		}
 	}
 	return best;
+}
+
+const char *kc_func_name(const void *pc)
+{
+	long i = kc_func_index(pc);
+
+	return i < 0 ? "kernel-code" : func_tab[i].name;
+}
+
+/* Entries per function (check build); relaxed: counts, ordering nothing. */
+static unsigned long func_hits[KC_MAX_FUNCS];
+
+void kc_func_entered(const void *pc)
+{
+	long i = kc_func_index(pc);
+
+	if (i >= 0)
+		__atomic_add_fetch(&func_hits[i], 1, __ATOMIC_RELAXED);
+}
+
+/* DCSIM_KC_COVERAGE=1: one line per kernel function, at exit, to stderr. */
+static __attribute__((destructor)) void kc_coverage_print(void)
+{
+	if (!getenv("DCSIM_KC_COVERAGE"))
+		return;
+	for (size_t i = 0; i < nr_funcs; i++)
+		fprintf(stderr, "kernel-code coverage: %-28s %-22s %lu\n",
+			func_tab[i].variant ? func_tab[i].variant : "?", func_tab[i].name,
+			__atomic_load_n(&func_hits[i], __ATOMIC_RELAXED));
 }
 
 /* ---- the strategies ---- */
