@@ -9,6 +9,7 @@
  *   k61-htm  the same after kernel/patches/ (fast_dput_htm())
  *   k612     fs/dcache.c of Debian's linux-source-6.12, unpatched (the
  *            6.8 rework; the hand-written model of it is "retain")
+ *   k612-htm the same after kernel/patches-6.12/, when that is there
  *
  * The path a put took (for the cache statistics) is read off what the
  * kernel code did, counted in kc_tally: a WARN, a committed transaction,
@@ -124,6 +125,9 @@ static __attribute__((destructor)) void kc_coverage_print(void)
 void kc_k61_dput(struct dcsim_dentry *d);
 void kc_k61_htm_dput(struct dcsim_dentry *d);
 void kc_k612_dput(struct dcsim_dentry *d);
+#ifdef KC_HAVE_K612_HTM
+void kc_k612_htm_dput(struct dcsim_dentry *d);
+#endif
 void kc_k612_ex_dput(struct dcsim_dentry *d);
 void kc_k612_ex_bug_dput(struct dcsim_dentry *d);
 #if DCSIM_CHECK
@@ -153,6 +157,9 @@ static enum dcsim_dput_path fn(struct dcsim_dentry *d)				\
 KC_STRATEGY_DPUT(k61_dput, kc_k61_dput)
 KC_STRATEGY_DPUT(k61_htm_dput, kc_k61_htm_dput)
 KC_STRATEGY_DPUT(k612_dput, kc_k612_dput)
+#ifdef KC_HAVE_K612_HTM
+KC_STRATEGY_DPUT(k612_htm_dput, kc_k612_htm_dput)
+#endif
 KC_STRATEGY_DPUT(k612_ex_dput, kc_k612_ex_dput)
 KC_STRATEGY_DPUT(k612_ex_bug_dput, kc_k612_ex_bug_dput)
 
@@ -179,6 +186,17 @@ static const struct dcsim_dput_strategy k612 = {
 	.dput = k612_dput,
 	.retain_style = DCSIM_RETAIN_LRU_THEN_REFERENCED,
 };
+
+#ifdef KC_HAVE_K612_HTM
+/* Built when kernel/patches-6.12/ (the series ported to 6.12) is there. */
+static const struct dcsim_dput_strategy k612_htm = {
+	.name = "k612-htm",
+	.description = "k612 with kernel/patches-6.12/ applied: the series' own fast_dput_htm() on 6.12",
+	.dput = k612_htm_dput,
+	.retain_style = DCSIM_RETAIN_LRU_THEN_REFERENCED,
+	.flags = DCSIM_STRATEGY_USES_HTM,
+};
+#endif
 
 /*
  * The example patches (examples/kernel-patches/): registered by the
@@ -215,7 +233,12 @@ const struct dcsim_dput_strategy kc_strategy_bug_nolock = {
 
 static __attribute__((constructor)) void kc_register(void)
 {
-	static const struct dcsim_dput_strategy *const all[] = { &k61, &k61_htm, &k612 };
+	static const struct dcsim_dput_strategy *const all[] = {
+		&k61, &k61_htm, &k612,
+#ifdef KC_HAVE_K612_HTM
+		&k612_htm,
+#endif
+	};
 
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
 		if (dcsim_strategy_register(all[i])) {

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The kernel's own dput() code under the explorer (check build): every
- * dentry cache scenario on k61, k61-htm and k612, random walk and PCT, HTM off
- * and, for k61-htm, with simulated transactions that commit and with
+ * dentry cache scenario on k61, k61-htm, k612 and (with kernel/patches-6.12/)
+ * k612-htm, random walk and PCT, HTM off and, for the -htm ones, with
+ * simulated transactions that commit and with
  * injected aborts.  For each HTM run it prints
  *
  *   kernel-code: <strategy> <scenario>: <N> transactions committed, <M> aborted
@@ -163,6 +164,11 @@ int main(void)
 	dcsim_warn_set_quiet(true);
 	for (size_t i = 0; i < DCSIM_ARRAY_SIZE(names); i++)
 		failed += explore_all(dcsim_strategy_lookup(names[i]), iters);
+	/* Built only with kernel/patches-6.12/ (kernel-code/meson.build). */
+	if (dcsim_strategy_lookup("k612-htm"))
+		failed += explore_all(dcsim_strategy_lookup("k612-htm"), iters);
+	else
+		printf("kernel-code: k612-htm not built (no kernel/patches-6.12/); not explored\n");
 	/* examples/kernel-patches/: the correct patch passes every scenario. */
 	if (dcsim_strategy_register(&kc_strategy_example) ||
 	    dcsim_strategy_register(&kc_strategy_example_bug))
