@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * One variant of the kernel's dput() path, compiled from the source that
- * extract.py took out of the linux-source-6.1 tarball (meson passes
+ * extract.py took out of a linux-source tarball (the functions of its tree
+ * table, kernel-code/trees/) (meson passes
  * KC_SOURCE, the generated file, and KC_ENTRY, the name of the entry point
  * for glue.c; dput itself is renamed per variant with -Ddput=...).
  *
@@ -25,19 +26,14 @@ void KC_ENTRY(struct dcsim_dentry *d)
 }
 
 #if DCSIM_CHECK
-/* For the explorer's traces: which kernel function made an access. */
+/* For the explorer's traces: which kernel function made an access (the tree table's list). */
+#define KC_FUNC(f)	{ #f, (const void *)f, KC_SOURCE },
 static const struct kc_func funcs[] = {
-	{ "__lock_parent", (const void *)__lock_parent },
-	{ "lock_parent", (const void *)lock_parent },
-	{ "retain_dentry", (const void *)retain_dentry },
-	{ "dentry_kill", (const void *)dentry_kill },
-	{ "fast_dput", (const void *)fast_dput },
-	{ "dput", (const void *)dput },
-#ifdef KC_HTM
-	{ "fast_dput_wants_htm", (const void *)fast_dput_wants_htm },
-	{ "fast_dput_htm", (const void *)fast_dput_htm },
-#endif
+	KC_EXTRACTED_FUNCS
+	/* Ours, but instrumented too: so that no access is charged to its neighbour. */
+	{ "(entry)", (const void *)KC_ENTRY, KC_SOURCE },
 };
+#undef KC_FUNC
 
 static __attribute__((constructor)) void kc_register_funcs(void)
 {

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The k61 strategies: the kernel's dput() (dput.c, one object per variant)
- * behind dcsim's strategy table, registered from a constructor so that
- * every program linking libdcsim-kernel-code iterates them with the
+ * The kernel-code strategies: the kernel's dput() (dput.c, one object per
+ * variant) behind dcsim's strategy table, registered from a constructor so
+ * that every program linking libdcsim-kernel-code iterates them with the
  * built-in strategies.  Never compiled with -fsanitize=thread.
  *
  *   k61      fs/dcache.c of Debian's linux-source-6.1, unpatched
  *   k61-htm  the same after kernel/patches/ (fast_dput_htm())
+ *   k612     fs/dcache.c of Debian's linux-source-6.12, unpatched (the
+ *            6.8 rework; the hand-written model of it is "retain")
+ *   k612-htm the same after kernel/patches-6.12/, when that is there
  *
  * The path a put took (for the cache statistics) is read off what the
  * kernel code did, counted in kc_tally: a WARN, a committed transaction,
@@ -62,7 +65,7 @@ unsigned int kc_htm_status(dcsim_htm_status_t st)
 
 /* ---- function names for traces (filled by constructors, then read-only) ---- */
 
-#define KC_MAX_FUNCS	32
+#define KC_MAX_FUNCS	128
 static struct kc_func func_tab[KC_MAX_FUNCS];
 static size_t nr_funcs;
 
@@ -72,26 +75,61 @@ void kc_funcs_add(const struct kc_func *f, size_t n)
 		func_tab[nr_funcs++] = f[i];
 }
 
-const char *kc_func_name(const void *pc)
+static long kc_func_index(const void *pc)
 {
-	const char *best = "kernel-code";
 	const char *ba = NULL;
+	long best = -1;
 
 	for (size_t i = 0; i < nr_funcs; i++) {
 		const char *a = func_tab[i].addr;
 
 		if (a <= (const char *)pc && (!ba || a > ba)) {
 			ba = a;
-			best = func_tab[i].name;
+			best = (long)i;
 		}
 	}
 	return best;
+}
+
+const char *kc_func_name(const void *pc)
+{
+	long i = kc_func_index(pc);
+
+	return i < 0 ? "kernel-code" : func_tab[i].name;
+}
+
+/* Entries per function (check build); relaxed: counts, ordering nothing. */
+static unsigned long func_hits[KC_MAX_FUNCS];
+
+void kc_func_entered(const void *pc)
+{
+	long i = kc_func_index(pc);
+
+	if (i >= 0)
+		__atomic_add_fetch(&func_hits[i], 1, __ATOMIC_RELAXED);
+}
+
+/* DCSIM_KC_COVERAGE=1: one line per kernel function, at exit, to stderr. */
+static __attribute__((destructor)) void kc_coverage_print(void)
+{
+	if (!getenv("DCSIM_KC_COVERAGE"))
+		return;
+	for (size_t i = 0; i < nr_funcs; i++)
+		fprintf(stderr, "kernel-code coverage: %-28s %-22s %lu\n",
+			func_tab[i].variant ? func_tab[i].variant : "?", func_tab[i].name,
+			__atomic_load_n(&func_hits[i], __ATOMIC_RELAXED));
 }
 
 /* ---- the strategies ---- */
 
 void kc_k61_dput(struct dcsim_dentry *d);
 void kc_k61_htm_dput(struct dcsim_dentry *d);
+void kc_k612_dput(struct dcsim_dentry *d);
+#ifdef KC_HAVE_K612_HTM
+void kc_k612_htm_dput(struct dcsim_dentry *d);
+#endif
+void kc_k612_ex_dput(struct dcsim_dentry *d);
+void kc_k612_ex_bug_dput(struct dcsim_dentry *d);
 #if DCSIM_CHECK
 void kc_k61_htm_bug_nolock_dput(struct dcsim_dentry *d);
 #endif
@@ -118,6 +156,12 @@ static enum dcsim_dput_path fn(struct dcsim_dentry *d)				\
 
 KC_STRATEGY_DPUT(k61_dput, kc_k61_dput)
 KC_STRATEGY_DPUT(k61_htm_dput, kc_k61_htm_dput)
+KC_STRATEGY_DPUT(k612_dput, kc_k612_dput)
+#ifdef KC_HAVE_K612_HTM
+KC_STRATEGY_DPUT(k612_htm_dput, kc_k612_htm_dput)
+#endif
+KC_STRATEGY_DPUT(k612_ex_dput, kc_k612_ex_dput)
+KC_STRATEGY_DPUT(k612_ex_bug_dput, kc_k612_ex_bug_dput)
 
 static const struct dcsim_dput_strategy k61 = {
 	.name = "k61",
@@ -135,6 +179,45 @@ static const struct dcsim_dput_strategy k61_htm = {
 	.flags = DCSIM_STRATEGY_USES_HTM,
 };
 
+static const struct dcsim_dput_strategy k612 = {
+	.name = "k612",
+	.description = "the kernel's own 6.12 dput()/fast_dput()/retain_dentry()/lock_for_kill() "
+		       "and lib/lockref.c, compiled from linux-source-6.12",
+	.dput = k612_dput,
+	.retain_style = DCSIM_RETAIN_LRU_THEN_REFERENCED,
+};
+
+#ifdef KC_HAVE_K612_HTM
+/* Built when kernel/patches-6.12/ (the series ported to 6.12) is there. */
+static const struct dcsim_dput_strategy k612_htm = {
+	.name = "k612-htm",
+	.description = "k612 with kernel/patches-6.12/ applied: the series' own fast_dput_htm() on 6.12",
+	.dput = k612_htm_dput,
+	.retain_style = DCSIM_RETAIN_LRU_THEN_REFERENCED,
+	.flags = DCSIM_STRATEGY_USES_HTM,
+};
+#endif
+
+/*
+ * The example patches (examples/kernel-patches/): registered by the
+ * kernel-code tests, which require the first to behave as k612 and retain
+ * and the second, its planted bug, to be caught.
+ */
+const struct dcsim_dput_strategy kc_strategy_example = {
+	.name = "k612+retain-dontcache-first",
+	.description = "k612 with examples/kernel-patches/retain-dontcache-first.patch",
+	.dput = k612_ex_dput,
+	.retain_style = DCSIM_RETAIN_LRU_THEN_REFERENCED,
+};
+
+const struct dcsim_dput_strategy kc_strategy_example_bug = {
+	.name = "k612+retain-dontcache-first-bug-lru-nolock",
+	.description = "k612 with examples/kernel-patches/retain-dontcache-first-bug-lru-nolock.patch "
+		       "(planted bug: d_lru_add() without d_lock)",
+	.dput = k612_ex_bug_dput,
+	.retain_style = DCSIM_RETAIN_LRU_THEN_REFERENCED,
+};
+
 #if DCSIM_CHECK
 KC_STRATEGY_DPUT(k61_htm_bug_nolock_dput, kc_k61_htm_bug_nolock_dput)
 
@@ -150,8 +233,17 @@ const struct dcsim_dput_strategy kc_strategy_bug_nolock = {
 
 static __attribute__((constructor)) void kc_register(void)
 {
-	if (dcsim_strategy_register(&k61) || dcsim_strategy_register(&k61_htm)) {
-		fputs("libdcsim-kernel-code: cannot register k61/k61-htm\n", stderr);
-		abort();
+	static const struct dcsim_dput_strategy *const all[] = {
+		&k61, &k61_htm, &k612,
+#ifdef KC_HAVE_K612_HTM
+		&k612_htm,
+#endif
+	};
+
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+		if (dcsim_strategy_register(all[i])) {
+			fprintf(stderr, "libdcsim-kernel-code: cannot register %s\n", all[i]->name);
+			abort();
+		}
 	}
 }

@@ -12,13 +12,13 @@
 
 #if DCSIM_CHECK
 static const struct kc_func funcs[] = {
-	{ "lockref_get", (const void *)lockref_get },
-	{ "lockref_get_not_zero", (const void *)lockref_get_not_zero },
-	{ "lockref_put_not_zero", (const void *)lockref_put_not_zero },
-	{ "lockref_put_return", (const void *)lockref_put_return },
-	{ "lockref_put_or_lock", (const void *)lockref_put_or_lock },
-	{ "lockref_mark_dead", (const void *)lockref_mark_dead },
-	{ "lockref_get_not_dead", (const void *)lockref_get_not_dead },
+	{ "lockref_get", (const void *)lockref_get, KC_SOURCE },
+	{ "lockref_get_not_zero", (const void *)lockref_get_not_zero, KC_SOURCE },
+	{ "lockref_put_not_zero", (const void *)lockref_put_not_zero, KC_SOURCE },
+	{ "lockref_put_return", (const void *)lockref_put_return, KC_SOURCE },
+	{ "lockref_put_or_lock", (const void *)lockref_put_or_lock, KC_SOURCE },
+	{ "lockref_mark_dead", (const void *)lockref_mark_dead, KC_SOURCE },
+	{ "lockref_get_not_dead", (const void *)lockref_get_not_dead, KC_SOURCE },
 };
 
 static __attribute__((constructor)) void kc_register_funcs(void)

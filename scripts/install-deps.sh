@@ -7,8 +7,9 @@
 #   scripts/install-deps.sh --tests  also the test suites: cmocka, qemu-user,
 #                                    the ppc64le cross toolchain and the
 #                                    ppc64el libraries (dpkg multiarch), and
-#                                    linux-source-6.1 (+ patch, xz) for the
-#                                    kernel-code suite, which skips without it
+#                                    linux-source-6.1 and linux-source-6.12
+#                                    (+ patch, xz) for the kernel-code suite,
+#                                    which skips without them
 #
 # The kernel series installs its own packages (kernel/ci.sh).
 set -eu
@@ -29,8 +30,9 @@ apt_install() {
 pkgs="meson ninja-build pkg-config gcc libc6-dev liburcu-dev libcmocka-dev gnuplot-nox"
 if [ $tests = 1 ]; then
 	pkgs="$pkgs valgrind qemu-user gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross binutils"
-	# kernel-code/ builds the kernel's own dput() from this tarball.
-	pkgs="$pkgs linux-source-6.1 patch xz-utils"
+	# kernel-code/ builds the kernel's own dput() from these tarballs
+	# (kernel-code/trees/*.tree name them).
+	pkgs="$pkgs linux-source-6.1 linux-source-6.12 patch xz-utils"
 	if ! dpkg --print-foreign-architectures | grep -qx ppc64el; then
 		$sudo dpkg --add-architecture ppc64el
 	fi

@@ -15,6 +15,18 @@
  * --diff-steps N: random traces of N steps (default 60).  Explore replays:
  * --scenario NAME --explore-mode MODE --execution-seed N [--pct-steps K].
  *
+ * --jobs N runs the diff and explore suites in N forked processes, each
+ * taking every N-th unit (trace, exploration); --shard I/N runs only the
+ * units i with i % N == I, for one machine of N (with --jobs J, the shard
+ * is split again J ways).  Each process stops at its first failure, so the
+ * failure with the lowest unit index among them is the one a run without
+ * --jobs reports first: that report, and its replay line, are printed, the
+ * others' output is dropped.  Stress and misuse run once, in shard 0.  A
+ * sharded run prints, per suite, one line
+ *   dcsim-check: shard I/N: SUITE: STRATEGY: R runs, F failed, C simulated commits
+ * for the merge (docs/testing.md): any failure fails; the commits of all
+ * shards together must be > 0 for an HTM strategy.
+ *
  * Exit: 0 every check passed, 1 a check failed (a report, ending in one
  * "replay:" line), 2 bad usage (unknown option or strategy, a library that
  * does not load).  Progress and reports go to stderr; stdout has only the
@@ -23,10 +35,14 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <dcsim/checker.h>
 #include <dcsim/strategy.h>
@@ -47,7 +63,7 @@ static void usage(FILE *f)
 	fputs("usage: dcsim-check [--load LIB.so]... --strategy NAME\n"
 	      "                   [--suites diff,explore,stress,misuse] [--seed N]\n"
 	      "                   [--budget quick|default|soak] [--trace FILE]\n"
-	      "                   [--diff-steps N]\n"
+	      "                   [--diff-steps N] [--jobs N] [--shard I/N]\n"
 	      "                   [--scenario NAME --explore-mode random|pct --execution-seed N\n"
 	      "                    [--pct-steps K]]\n"
 	      "       dcsim-check [--load LIB.so]... --list\n", f);
@@ -114,6 +130,147 @@ static void append_word(char *buf, size_t len, const char *s)
 		snprintf(buf + used, len - used, " %s", s);
 }
 
+static int run_suite(unsigned int bit, const struct dcsim_dput_strategy *s,
+		     const struct dcsim_checker_opts *o, struct dcsim_checker_result *res)
+{
+	switch (bit) {
+	case S_DIFF:
+		return dcsim_checker_diff(s, o, res);
+	case S_EXPLORE:
+		return dcsim_checker_explore(s, o, res);
+	case S_STRESS:
+		return dcsim_checker_stress(s, 0, 0, 0, o, res);
+	default:
+		return dcsim_checker_misuse(s, o, res);
+	}
+}
+
+struct job {
+	pid_t pid;
+	FILE *out;		/* the child's stderr: progress and report */
+	int fd;			/* its struct dcsim_checker_result */
+	bool got;		/* the result arrived (else it crashed) */
+	int status;
+	struct dcsim_checker_result res;
+};
+
+static void copy_out(FILE *from, FILE *to)
+{
+	char buf[4096];
+	size_t n;
+
+	rewind(from);
+	while ((n = fread(buf, 1, sizeof(buf), from)) > 0)
+		fwrite(buf, 1, n, to);
+}
+
+/*
+ * Suite @bit on @jobs processes, each with its share of the units of shard
+ * @shard of @nshards.  Return: 0, 1 (a check failed, one report printed),
+ * 2 (an error).
+ */
+static int run_jobs(unsigned int bit, const char *suite, const struct dcsim_dput_strategy *s,
+		    const struct dcsim_checker_opts *o0, unsigned int jobs, unsigned int shard,
+		    unsigned int nshards)
+{
+	struct job *j = calloc(jobs, sizeof(*j));
+	unsigned long runs = 0, commits = 0;
+	struct job *first = NULL;
+	bool crashed = false, error = false;
+
+	if (!j)
+		return 2;
+	for (unsigned int i = 0; i < jobs; i++) {
+		int p[2];
+
+		j[i].out = tmpfile();
+		if (!j[i].out || pipe(p))
+			return fprintf(stderr, "dcsim-check: --jobs: %s\n", strerror(errno)), 2;
+		fflush(stdout);
+		fflush(stderr);
+		j[i].pid = fork();
+		if (j[i].pid < 0)
+			return fprintf(stderr, "dcsim-check: fork: %s\n", strerror(errno)), 2;
+		if (j[i].pid == 0) {
+			struct dcsim_checker_opts o = *o0;
+			struct dcsim_checker_result res;
+			int rc;
+
+			close(p[0]);
+			/* The explorer writes its part of a report to fd 2 itself. */
+			dup2(fileno(j[i].out), 2);
+			o.shard = shard + nshards * i;
+			o.nshards = nshards * jobs;
+			rc = run_suite(bit, s, &o, &res);
+			fflush(stderr);
+			if (write(p[1], &res, sizeof(res)) != (ssize_t)sizeof(res))
+				_exit(2);
+			_exit(rc < 0 ? 2 : rc);
+		}
+		close(p[1]);
+		j[i].fd = p[0];
+	}
+	for (unsigned int i = 0; i < jobs; i++) {
+		j[i].got = read(j[i].fd, &j[i].res, sizeof(j[i].res)) == (ssize_t)sizeof(j[i].res);
+		close(j[i].fd);
+		waitpid(j[i].pid, &j[i].status, 0);
+		if (!j[i].got || !WIFEXITED(j[i].status)) {
+			crashed = true;
+			continue;
+		}
+		if (WEXITSTATUS(j[i].status) == 2)
+			error = true;
+		runs += j[i].res.runs;
+		commits += j[i].res.htm_commits;
+		/* Each stopped at its first failure: the lowest is the unsharded run's. */
+		if (j[i].res.failures && (!first || j[i].res.failed_unit < first->res.failed_unit))
+			first = &j[i];
+	}
+	for (unsigned int i = 0; i < jobs; i++) {
+		/* A crash (signal) has no result: its whole output is the report. */
+		if (&j[i] == first || !j[i].got || !WIFEXITED(j[i].status) ||
+		    WEXITSTATUS(j[i].status) == 2)
+			copy_out(j[i].out, stderr);
+		fclose(j[i].out);
+	}
+	if (!first && !crashed && !error && nshards <= 1 && bit != S_STRESS && bit != S_MISUSE &&
+	    (s->flags & DCSIM_STRATEGY_USES_HTM) && !commits) {
+		/* The suites' own check, over all processes together. */
+		fprintf(stderr, "dcsim-check: FAIL: %s, strategy %s, HTM sim-commit\ncheck: the "
+			"strategy says DCSIM_STRATEGY_USES_HTM, but none of its transactions "
+			"committed with simulated HTM committing: its HTM path was not checked\n"
+			"replay: %s --suites %s --seed %" PRIu64 "\n", suite, s->name,
+			o0->replay_prefix, suite, o0->seed);
+		free(j);
+		return 1;
+	}
+	if (nshards > 1)
+		printf("dcsim-check: shard %u/%u: %s: %s: %lu runs, %s, %lu simulated commits\n",
+		       shard, nshards, suite, s->name, runs,
+		       first || crashed ? "FAILED" : error ? "ERROR" : "ok", commits);
+	fprintf(stderr, "dcsim-check: %s: %s: %lu runs on %u processes, %s\n", suite, s->name, runs,
+		jobs, first || crashed ? "FAILED" : error ? "ERROR" : "ok");
+	free(j);
+	return error ? 2 : first || crashed ? 1 : 0;
+}
+
+static int parse_shard(const char *arg, unsigned int *i, unsigned int *n)
+{
+	char *end;
+	unsigned long a, b;
+
+	errno = 0;
+	a = strtoul(arg, &end, 10);
+	if (errno || end == arg || *end != '/')
+		return -1;
+	b = strtoul(end + 1, &end, 10);
+	if (errno || *end || !b || a >= b || b > UINT_MAX / 1024)
+		return -1;
+	*i = (unsigned int)a;
+	*n = (unsigned int)b;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option lopts[] = {
@@ -128,6 +285,8 @@ int main(int argc, char **argv)
 		{ "execution-seed", required_argument, NULL, 'e' },
 		{ "pct-steps", required_argument, NULL, 'p' },
 		{ "diff-steps", required_argument, NULL, 'd' },
+		{ "jobs", required_argument, NULL, 'j' },
+		{ "shard", required_argument, NULL, 'x' },
 		{ "list", no_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -138,6 +297,7 @@ int main(int argc, char **argv)
 	struct dcsim_checker_opts o;
 	char replay[2048] = "dcsim-check";
 	bool list = false;
+	unsigned int jobs = 1, shard = 0, nshards = 1;
 	int c, failed = 0;
 
 	dcsim_checker_opts_init(&o);
@@ -197,6 +357,18 @@ int main(int argc, char **argv)
 			o.diff_steps = (unsigned int)v;
 			break;
 		}
+		case 'j': {
+			uint64_t v;
+
+			if (parse_u64(optarg, &v) || !v || v > 1024)
+				return bad_usage("bad --jobs '%s' (want 1..1024)", optarg);
+			jobs = (unsigned int)v;
+			break;
+		}
+		case 'x':
+			if (parse_shard(optarg, &shard, &nshards))
+				return bad_usage("bad --shard '%s' (want I/N, 0 <= I < N)", optarg);
+			break;
 		case 'L':
 			list = true;
 			break;
@@ -264,6 +436,21 @@ int main(int argc, char **argv)
 
 		if (!(which & suites[i].bit))
 			continue;
+		if (jobs > 1 || nshards > 1) {
+			bool split = suites[i].bit == S_DIFF || suites[i].bit == S_EXPLORE;
+
+			/* Stress and misuse have no seed space to split: shard 0 runs them. */
+			if (!split && shard)
+				continue;
+			if (split && !o.scenario) {
+				rc = run_jobs(suites[i].bit, suites[i].name, s, &o, jobs, shard, nshards);
+				if (rc == 2)
+					return 2;
+				failed |= rc;
+				fflush(stdout);
+				continue;
+			}
+		}
 		switch (suites[i].bit) {
 		case S_DIFF:
 			rc = dcsim_checker_diff(s, &o, NULL);

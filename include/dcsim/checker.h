@@ -55,6 +55,13 @@ struct dcsim_checker_opts {
 	/* diff only: traces to run (0: by budget) and steps per trace (0: 60) */
 	unsigned long diff_traces;
 	unsigned int diff_steps;
+	/*
+	 * diff and explore: run only the units (traces, explorations) whose
+	 * index i has i % @nshards == @shard (@nshards 0 or 1: all).  A sharded
+	 * run leaves the "no transaction committed" check to its caller, who
+	 * sums dcsim_checker_result.htm_commits over the shards.
+	 */
+	unsigned int shard, nshards;
 };
 
 struct dcsim_checker_result {
@@ -62,7 +69,15 @@ struct dcsim_checker_result {
 	unsigned long failures;
 	size_t shrunk_steps;		/* diff: steps of the shrunk failing trace */
 	char failure[512];		/* the first failure, one line */
+	unsigned long failed_unit;	/* index of the unit that failed (sharding) */
+	unsigned long htm_commits;	/* simulated commits the HTM check counts */
 };
+
+/* Is unit @i (a trace, an exploration) one of this shard's? */
+static inline bool dcsim_checker_in_shard(const struct dcsim_checker_opts *o, unsigned long i)
+{
+	return o->nshards <= 1 || i % o->nshards == o->shard;
+}
 
 /** dcsim_checker_opts_init() - quick budget, the default seed, stdout/stderr. */
 DCSIM_API void dcsim_checker_opts_init(struct dcsim_checker_opts *opts);

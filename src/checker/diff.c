@@ -574,6 +574,8 @@ int dcsim_checker_diff(const struct dcsim_dput_strategy *s, const struct dcsim_c
 	for (unsigned long i = 0; i < n && !res->failures; i++) {
 		struct trace t;
 
+		if (!dcsim_checker_in_shard(o, i))
+			continue;
 		diff_generate(&t, o->seed + i, steps, NULL);
 		if (!t.s) {
 			restore_policy();
@@ -591,6 +593,7 @@ int dcsim_checker_diff(const struct dcsim_dput_strategy *s, const struct dcsim_c
 				continue;
 			}
 			res->failures++;
+			res->failed_unit = i;
 			one_line(res->failure, sizeof(res->failure), "diff: seed %" PRIu64 ", HTM %s: %s",
 				 t.seed, config_name(&cfgs[k]), x.err);
 			shrink(&cfgs[k], &t, &x);
@@ -618,7 +621,8 @@ int dcsim_checker_diff(const struct dcsim_dput_strategy *s, const struct dcsim_c
 	 * classic cause is a strategy built against a normal build's headers,
 	 * whose dcsim_htm_begin() cannot start a simulated transaction).
 	 */
-	if (!res->failures && COMMIT_CONFIG && ncfg > 1 && !commits) {
+	res->htm_commits = commits;
+	if (!res->failures && COMMIT_CONFIG && ncfg > 1 && !commits && o->nshards <= 1) {
 		res->failures++;
 		snprintf(res->failure, sizeof(res->failure),
 			 "diff: no simulated transaction of %s committed", s->name);

@@ -35,7 +35,7 @@ int dcsim_checker_explore(const struct dcsim_dput_strategy *s, const struct dcsi
 	static const unsigned long iters[] = { 60, 250, 2500 };
 	struct dcsim_checker_result local;
 	FILE *out, *prog;
-	unsigned long commits = 0;
+	unsigned long commits = 0, unit = 0;
 	bool one = o && o->scenario;
 
 	if (!res)
@@ -60,6 +60,8 @@ int dcsim_checker_explore(const struct dcsim_dput_strategy *s, const struct dcsi
 
 				if (o->explore_mode &&
 				    strcmp(o->explore_mode, dcsim_explore_mode_name(modes[m])))
+					continue;
+				if (!dcsim_checker_in_shard(o, unit++))
 					continue;
 				dcsim_explore_opts_init(&eo);
 				eo.mode = modes[m];
@@ -88,6 +90,7 @@ int dcsim_checker_explore(const struct dcsim_dput_strategy *s, const struct dcsi
 				if (!rc)
 					continue;
 				res->failures++;
+				res->failed_unit = unit - 1;
 				if (snprintf(res->failure, sizeof(res->failure), "explore %s/%s/%s: %s",
 					 dcsim_dcache_scenario_name(scn), s->name, dcsim_explore_htm_name(htms[h]),
 					 r.failure) < 0)
@@ -116,7 +119,9 @@ int dcsim_checker_explore(const struct dcsim_dput_strategy *s, const struct dcsi
 		}
 	}
 	dcsim_warn_set_quiet(false);
-	if (!one && !res->failures && (s->flags & DCSIM_STRATEGY_USES_HTM) && !commits) {
+	res->htm_commits = commits;
+	if (!one && !res->failures && (s->flags & DCSIM_STRATEGY_USES_HTM) && !commits &&
+	    o->nshards <= 1) {
 		res->failures++;
 		snprintf(res->failure, sizeof(res->failure),
 			 "explore: no simulated transaction of %s committed", s->name);

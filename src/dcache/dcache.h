@@ -270,6 +270,7 @@ void dentry_free(struct dcsim_dentry *d);
 void dentry_unlink_inode(struct dcsim_dentry *d);
 bool dentry_may_free(struct dcsim_dentry *d);
 void __dentry_kill(struct dcsim_dentry *d, struct dcsim_dentry *parent);
+struct dcsim_dentry *__dentry_kill_68(struct dcsim_dentry *d);	/* dput-retain.c */
 struct dcsim_dentry *dentry_kill(struct dcsim_dentry *d);
 bool retain_dentry(struct dcsim_dentry *d, enum dcsim_retain_style style);
 

@@ -90,9 +90,10 @@ static bool lock_for_kill(struct dcsim_dentry *d)
  * models fs/dcache.c:__dentry_kill() (6.8+): d_lock (and the inode's
  * i_lock, if positive) held, count 0, parent NOT locked.  Kill, drop d_lock, then lock parent and child in order to
  * unlist.  Return: the parent, locked with its count dropped to 0 (the
- * caller decides its fate), or NULL.
+ * caller decides its fate), or NULL.  Also the __dentry_kill() of the
+ * kernel's 6.12 dput() (strategy k612, src/dcache/kernel-code.c).
  */
-static struct dcsim_dentry *__dentry_kill_68(struct dcsim_dentry *d)
+struct dcsim_dentry *__dentry_kill_68(struct dcsim_dentry *d)
 {
 	struct dcsim_cache *c = d->d_cache;
 	struct dcsim_dentry *parent = NULL;

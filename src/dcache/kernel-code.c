@@ -29,6 +29,11 @@ void dcsim_kc___dentry_kill(struct dcsim_dentry *d)
 		dstat_inc(parent->d_cache, DCSIM_CS_PARENT_PUT);
 }
 
+struct dcsim_dentry *dcsim_kc___dentry_kill_68(struct dcsim_dentry *d)
+{
+	return __dentry_kill_68(d);
+}
+
 void dcsim_kc_warn(const char *file, int line, const char *func, const char *cond)
 {
 	__dcsim_warn(file, line, func, cond);

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The library's models against the kernel's own code (kernel-code/):
- * the same seeded random traces run on "fast" and "k61", and on "fast-htm"
- * and "k61-htm" (HTM off, and with the environment's policy), side by
+ * the same seeded random traces run on "fast" and "k61", on "fast-htm"
+ * and "k61-htm" (HTM off, and with the environment's policy), on
+ * "retain" (the hand-written 6.8+ dput()) and "k612", and on "retain" and
+ * k612 with examples/kernel-patches/retain-dontcache-first.patch, side by
  * side, and after every step the two caches must be in the same canonical
  * state (dcsim_snapshot_diff()), have counted the same dput paths, kills
  * and LRU moves, return the same results, and pass dcsim_cache_verify().
@@ -10,7 +12,8 @@
  * The executable spec (spec.c) only decides which steps are valid (which
  * references the trace holds); test-differential checks both against it.
  *
- * Without the linux-source-6.1 tarball k61 does not exist: exit 77 (skip).
+ * Without the linux-source-6.1 and -6.12 tarballs the kernel-code
+ * strategies do not exist: exit 77 (skip), naming the packages.
  *
  * Environment: DCSIM_DIFF_TRACES (default 5000), DCSIM_DIFF_STEPS (60),
  * DCSIM_SEED, DCSIM_HTM.
@@ -398,10 +401,9 @@ static void report(const struct pair *p, struct step *t, size_t n, uint64_t seed
  * every final put, d_lock on every final put) against "fast" must differ
  * within a few traces.
  */
-static bool detects(struct step *t, size_t steps)
+static bool detects(struct step *t, size_t steps, const char *a, const char *b)
 {
-	struct pair p = { { dcsim_strategy_lookup("fast"), dcsim_strategy_lookup("lockref") },
-			  DCSIM_HTM_OFF };
+	struct pair p = { { dcsim_strategy_lookup(a), dcsim_strategy_lookup(b) }, DCSIM_HTM_OFF };
 	char err[4096];
 	size_t at;
 
@@ -409,45 +411,79 @@ static bool detects(struct step *t, size_t steps)
 		size_t n = generate(t, 777 + i, steps);
 
 		if (!replay(&p, t, n, &at, err, sizeof(err))) {
-			printf("kernel-code-diff: self-test: fast vs lockref differ at step %zu of "
-			       "seed %" PRIu64 ": %.80s\n", at, 777 + i, err);
+			printf("kernel-code-diff: self-test: %s vs %s differ at step %zu of "
+			       "seed %" PRIu64 ": %.80s\n", a, b, at, 777 + i, err);
 			return true;
 		}
 	}
-	printf("kernel-code-diff: self-test FAILED: fast vs lockref never differed\n");
+	printf("kernel-code-diff: self-test FAILED: %s vs %s never differed\n", a, b);
 	return false;
 }
 
+/* The example patches (kernel-code/glue.c); weak: absent without the tarballs. */
+extern const struct dcsim_dput_strategy kc_strategy_example __attribute__((weak));
+extern const struct dcsim_dput_strategy kc_strategy_example_bug __attribute__((weak));
+
 int main(void)
 {
-	static const char *const pairs[][2] = { { "fast", "k61" }, { "fast-htm", "k61-htm" } };
+	/*
+	 * Model, kernel code, and whether the pair is optional: k612-htm
+	 * exists only with kernel/patches-6.12/, retain-htm (its model) only
+	 * where the library has it.  k612-htm with HTM off is 6.12's dput
+	 * with the series' fallback: retain's states exactly.
+	 */
+	static const struct {
+		const char *model, *kernel;
+		bool optional, htm_off_only;
+	} pairs[] = {
+		{ "fast", "k61" }, { "fast-htm", "k61-htm" }, { "retain", "k612" },
+		{ "retain", "k612+retain-dontcache-first" },
+		{ "retain", "k612-htm", true, true }, { "retain-htm", "k612-htm", true },
+	};
 	uint64_t base = dcsim_test_seed(20261203);
 	uint64_t ntraces = dcsim_test_env_u64("DCSIM_DIFF_TRACES", 5000);
 	size_t steps = dcsim_test_env_u64("DCSIM_DIFF_STEPS", 60);
 	enum dcsim_htm_policy env = dcsim_test_env_policy();
-	struct pair cfg[4];
+	struct pair cfg[16];
 	struct step *t;
 	size_t ncfg = 0;
 	int failures = 0;
 
+	/*
+	 * examples/kernel-patches/retain-dontcache-first.patch keeps 6.12's
+	 * states: retain = k612 with it.  Its planted-bug twin takes the
+	 * lockless path where k612 locks (the dput path counters differ).
+	 */
+	if (&kc_strategy_example && (dcsim_strategy_register(&kc_strategy_example) ||
+				     dcsim_strategy_register(&kc_strategy_example_bug)))
+		return fprintf(stderr, "cannot register the example patches' strategies\n"), 1;
 	for (size_t i = 0; i < DCSIM_ARRAY_SIZE(pairs); i++) {
-		const struct dcsim_dput_strategy *m = dcsim_strategy_lookup(pairs[i][0]);
-		const struct dcsim_dput_strategy *k = dcsim_strategy_lookup(pairs[i][1]);
+		const struct dcsim_dput_strategy *m = dcsim_strategy_lookup(pairs[i].model);
+		const struct dcsim_dput_strategy *k = dcsim_strategy_lookup(pairs[i].kernel);
 		enum dcsim_htm_policy pol[2];
 		size_t np;
 
+		if (pairs[i].optional && (!k || !m)) {
+			printf("kernel-code-diff: %s vs %s: not compared (%s is not built here)\n",
+			       pairs[i].model, pairs[i].kernel, !k ? pairs[i].kernel : pairs[i].model);
+			continue;
+		}
 		if (!k) {
 			/* meson passes the reason kernel-code/meson.build found. */
 			const char *why = getenv("DCSIM_KC_WHY");
 
-			printf("kernel-code: strategy %s not built (%s); skipped\n", pairs[i][1],
-			       why && *why ? why : "no linux-source-6.1 tarball at configure time: "
-			       "apt-get install linux-source-6.1, reconfigure");
+			printf("kernel-code: strategy %s not built (%s); skipped\n", pairs[i].kernel,
+			       why && *why ? why : "no linux-source-6.1/6.12 tarballs at configure "
+			       "time: apt-get install linux-source-6.1 linux-source-6.12, reconfigure");
 			return 77;
 		}
 		if (!m)
-			return fprintf(stderr, "no strategy %s\n", pairs[i][0]), 1;
+			return fprintf(stderr, "no strategy %s\n", pairs[i].model), 1;
 		np = dcsim_test_policies(k, pol);
+		if (pairs[i].htm_off_only) {
+			pol[0] = DCSIM_HTM_OFF;
+			np = 1;
+		}
 		for (size_t j = 0; j < np; j++)
 			cfg[ncfg++] = (struct pair){ { m, k }, pol[j] };
 	}
@@ -456,7 +492,9 @@ int main(void)
 	if (!t)
 		return fprintf(stderr, "out of memory\n"), 1;
 	dcsim_test_print_htm("test-kernel-code-diff");
-	if (!detects(t, steps))
+	if (!detects(t, steps, "fast", "lockref"))
+		failures++;
+	if (!detects(t, steps, "retain", kc_strategy_example_bug.name))
 		failures++;
 	for (uint64_t i = 0; i < ntraces && !failures; i++) {
 		size_t n = generate(t, base + i, steps);

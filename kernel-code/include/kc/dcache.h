@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * struct dentry and the d_flags vocabulary of include/linux/dcache.h (6.1),
+ * struct dentry and the d_flags vocabulary of include/linux/dcache.h (6.1;
+ * 6.12 has the same values for the flags named here),
  * laid over dcsim's struct dcsim_dentry (<dcsim/dentry.h>).
  *
  * Only the fields that the extracted dput path touches are named: d_flags,
@@ -125,7 +126,12 @@ static __always_inline int d_in_lookup(const struct dentry *dentry)
 
 /* Served by dcsim (src/dcache/kernel-code.c): d_lock held, as in the kernel. */
 #define d_lru_add(dentry)	dcsim_kc_d_lru_add(kc_dcsim(dentry))
+#ifdef KC_TREE_K612
+/* 6.8+: d_lock and i_lock held, parent not; returns the parent locked at count 0, or NULL. */
+#define __dentry_kill(dentry)	((struct dentry *)(void *)kc_dentry_kill_68(kc_dcsim(dentry)))
+#else
 #define __dentry_kill(dentry)	dcsim_kc___dentry_kill(kc_dcsim(dentry))
+#endif
 
 /* Patch 0003's counters, as built with CONFIG_DCACHE_HTM_STATS=n. */
 #define dcache_htm_count(stat)		do { } while (0)

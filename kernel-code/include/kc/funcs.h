@@ -13,10 +13,17 @@
 struct kc_func {
 	const char *name;
 	const void *addr;
+	const char *variant;	/* the generated source it came from (k61-dcache.h) */
 };
 
 void kc_funcs_add(const struct kc_func *f, size_t n);
 /* The function whose body holds @pc, or "kernel-code". */
 const char *kc_func_name(const void *pc);
+/*
+ * __tsan_func_entry(): the function holding @pc was entered.  The counts
+ * are printed at exit when DCSIM_KC_COVERAGE is set (docs/testing.md,
+ * "Which kernel functions each suite reaches").
+ */
+void kc_func_entered(const void *pc);
 
 #endif

@@ -30,6 +30,59 @@ KC_GLUE_FN bool kc_spin_is_locked(dcsim_spinlock_t *l)
 	return dcsim_spin_is_locked(l);
 }
 
+/*
+ * In the kernel a held spinlock is an RCU read-side critical section:
+ * spin_lock() disables preemption, which holds off every grace period since
+ * the flavours were consolidated (4.20), and PREEMPT_RT's spin_lock() takes
+ * rcu_read_lock() itself.  6.8+'s dput() relies on it: it leaves its RCU
+ * section and only then drops the d_lock of a dentry that lock_for_kill()
+ * relocked and that somebody may have killed meanwhile.  dcsim's RCU knows
+ * only explicit readers, so the k612 tree's locks are readers explicitly
+ * (kc/spinlock.h, KC_SPINLOCK_IS_RCU_READER): the section opens before the
+ * lock is taken and closes after it is dropped.
+ */
+KC_GLUE_FN void kc_spin_lock_rcu(dcsim_spinlock_t *l)
+{
+	dcsim_rcu_read_lock();
+	kc_spin_lock(l);
+}
+
+KC_GLUE_FN bool kc_spin_trylock_rcu(dcsim_spinlock_t *l)
+{
+	dcsim_rcu_read_lock();
+	if (kc_spin_trylock(l))
+		return true;
+	dcsim_rcu_read_unlock();
+	return false;
+}
+
+KC_GLUE_FN void kc_spin_unlock_rcu(dcsim_spinlock_t *l)
+{
+	kc_spin_unlock(l);
+	dcsim_rcu_read_unlock();
+}
+
+/*
+ * 6.8+'s __dentry_kill() over dcsim's (src/dcache/kernel-code.c), for a
+ * tree whose locks are RCU readers: dcsim drops the d_lock and, for a
+ * positive dentry, the i_lock that lock_for_kill() took through
+ * kc_spin_lock_rcu(), so their sections close here; the parent it returns
+ * locked is one more held lock, so one more section opens.  d_inode is
+ * stable under d_lock.
+ */
+KC_GLUE_FN struct dcsim_dentry *kc_dentry_kill_68(struct dcsim_dentry *d)
+{
+	int held = 1 + (DCSIM_READ_ONCE(d->d_inode) != NULL);
+	struct dcsim_dentry *parent;
+
+	parent = dcsim_kc___dentry_kill_68(d);
+	if (parent)
+		dcsim_rcu_read_lock();
+	while (held--)
+		dcsim_rcu_read_unlock();
+	return parent;
+}
+
 KC_GLUE_FN void kc_smp_rmb(void)
 {
 	dcsim_smp_rmb();

@@ -17,6 +17,7 @@
 
 #include <dcsim/atomic.h>
 #include <dcsim/htm.h>
+#include <dcsim/rcu.h>
 #include <dcsim/spinlock.h>
 
 #include "../../../src/dcache/kernel-code.h"
@@ -39,6 +40,10 @@ void kc_spin_lock(dcsim_spinlock_t *l);
 bool kc_spin_trylock(dcsim_spinlock_t *l);
 void kc_spin_unlock(dcsim_spinlock_t *l);
 bool kc_spin_is_locked(dcsim_spinlock_t *l);
+void kc_spin_lock_rcu(dcsim_spinlock_t *l);
+bool kc_spin_trylock_rcu(dcsim_spinlock_t *l);
+void kc_spin_unlock_rcu(dcsim_spinlock_t *l);
+struct dcsim_dentry *kc_dentry_kill_68(struct dcsim_dentry *d);
 void kc_smp_rmb(void);
 void kc_smp_wmb(void);
 void kc_smp_mb(void);
