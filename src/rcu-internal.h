@@ -5,6 +5,12 @@
 struct dcsim_thread;
 struct dcsim_rcu_head;
 
+/*
+ * Register the calling thread with liburcu, if not done yet, and note
+ * whether the inline read side of rcu-read.h may serve it.
+ */
+void __dcsim_rcu_thread_online_slow(void);
+
 /* Called from the thread destructor: unregister from liburcu if needed. */
 void __dcsim_rcu_thread_exit(struct dcsim_thread *t);
 

@@ -221,18 +221,32 @@ static void rcu_tsan_after_gp(uint64_t *m)
 #define rcu_tsan_after_gp(m)	((void)(m))
 #endif
 
-static inline void rcu_thread_online(void)
+void __dcsim_rcu_thread_online_slow(void)
 {
 	struct dcsim_thread *t = __dcsim_thread();
 
-	if (unlikely(!t->rcu_registered)) {
+	if (!t->rcu_registered) {
 		urcu_memb_register_thread();
 		t->rcu_registered = true;
 	}
+	/*
+	 * rcu-read.h's inline read side is compiled for sys_membarrier:
+	 * let this thread use it only if liburcu does use sys_membarrier.
+	 */
+	t->rcu_membarrier = urcu_memb_has_sys_membarrier != 0;
+}
+
+static inline void rcu_thread_online(void)
+{
+	struct dcsim_thread *t = __dcsim_self;
+
+	if (unlikely(!t || !t->rcu_registered))
+		__dcsim_rcu_thread_online_slow();
 }
 
 void __dcsim_rcu_thread_exit(struct dcsim_thread *t)
 {
+	t->rcu_membarrier = false;
 	if (t->rcu_registered) {
 		urcu_memb_unregister_thread();
 		t->rcu_registered = false;
@@ -240,6 +254,10 @@ void __dcsim_rcu_thread_exit(struct dcsim_thread *t)
 	rcu_tsan_thread_exit();
 }
 
+/*
+ * What rcu-read.h's inline read side does, for any thread and with the
+ * TSan annotations: the library's hot paths use that one.
+ */
 void dcsim_rcu_read_lock(void)
 {
 	rcu_thread_online();

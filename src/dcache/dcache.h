@@ -110,6 +110,13 @@ void __dstat_dput_warned(struct dcsim_cache *c);
  */
 static inline void dstat_dput(struct dcsim_cache *c, enum dcsim_dput_path path)
 {
+	/* The counter of each path but WARNED, by path: one load, no branch. */
+	static const uint8_t path_stat[] = {
+		[DCSIM_DPUT_PATH_CAS]		= DCSIM_CS_DPUT_CAS,
+		[DCSIM_DPUT_PATH_HTM]		= DCSIM_CS_DPUT_HTM,
+		[DCSIM_DPUT_PATH_LOCKED]	= DCSIM_CS_DPUT_LOCKED,
+		[DCSIM_DPUT_PATH_WARNED]	= DCSIM_CS_DPUT_WARN,
+	};
 	struct dcache_pcpu *p;
 
 	if (unlikely(path == DCSIM_DPUT_PATH_WARNED)) {
@@ -118,9 +125,7 @@ static inline void dstat_dput(struct dcsim_cache *c, enum dcsim_dput_path path)
 	}
 	p = dstat_block(c);
 	__dcsim_counter_add(&p->v[DCSIM_CS_DPUT], 1);
-	__dcsim_counter_add(&p->v[path == DCSIM_DPUT_PATH_CAS ? DCSIM_CS_DPUT_CAS :
-				  path == DCSIM_DPUT_PATH_HTM ? DCSIM_CS_DPUT_HTM :
-				  DCSIM_CS_DPUT_LOCKED], 1);
+	__dcsim_counter_add(&p->v[path_stat[path]], 1);
 }
 
 static inline bool dcache_alive(const struct dcsim_cache *c)

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef DCSIM_SRC_RCU_READ_H
+#define DCSIM_SRC_RCU_READ_H
+
+/*
+ * The RCU read-side boundaries, inline, for the library's hot paths (a
+ * dput that is not final enters and leaves one section and does nothing
+ * else but a cmpxchg).  Not installed: users call dcsim_rcu_read_lock()
+ * and dcsim_rcu_read_unlock() of <dcsim/rcu.h>, which are these bodies.
+ *
+ * What remains per section is liburcu-memb's own read side (a per-thread
+ * nesting count and a compiler barrier; on the way out, the test for a
+ * waiting writer), the test that the thread is registered, and in the
+ * check build the schedule point.
+ * The kernel's rcu_read_lock() is a per-task count as well (PREEMPT_RCU)
+ * or nothing at all.
+ *
+ * ThreadSanitizer builds keep the out-of-line calls: src/rcu.c annotates
+ * liburcu's handshake there, and the library stays uninstrumented.
+ */
+
+#if !defined(__SANITIZE_THREAD__)
+/*
+ * _LGPL_SOURCE: inline liburcu's read-side fast paths (dcsim is
+ * LGPL-2.1-or-later, as liburcu asks).
+ *
+ * CONFIG_RCU_FORCE_SYS_MEMBARRIER: compile them for a kernel with
+ * sys_membarrier, where the reader's barriers are compiler barriers, with
+ * no test of urcu_memb_has_sys_membarrier on each boundary.  They are
+ * used only by a thread whose registration found sys_membarrier in use
+ * (dcsim_thread.rcu_membarrier, set by rcu.c); any other thread takes the
+ * out-of-line dcsim_rcu_read_lock(), which tests it.  A file that
+ * includes this header must include no other liburcu header.
+ */
+#ifndef _LGPL_SOURCE
+#define _LGPL_SOURCE
+#endif
+#define CONFIG_RCU_FORCE_SYS_MEMBARRIER
+#include <urcu/urcu-memb.h>
+#endif
+
+#include <dcsim/atomic.h>
+#include <dcsim/rcu.h>
+
+#include "internal.h"
+#include "thread.h"
+
+/*
+ * rcu_read_membarrier_ok() - may the calling thread use
+ * rcu_read_lock_membarrier() and rcu_read_unlock_membarrier()?  True once
+ * it is registered and liburcu uses sys_membarrier; it stays so until the
+ * thread exits, so one test serves a whole section.
+ */
+static inline bool rcu_read_membarrier_ok(void)
+{
+#if defined(__SANITIZE_THREAD__)
+	return false;
+#else
+	struct dcsim_thread *t = __dcsim_self;
+
+	return likely(t && t->rcu_membarrier);
+#endif
+}
+
+/* Only where rcu_read_membarrier_ok(): liburcu's read side, inline. */
+static inline void rcu_read_lock_membarrier(void)
+{
+#if !defined(__SANITIZE_THREAD__)
+	__dcsim_sp_fence(DCSIM_ACC_RCU_LOCK);
+	urcu_memb_read_lock();
+#endif
+}
+
+static inline void rcu_read_unlock_membarrier(void)
+{
+#if !defined(__SANITIZE_THREAD__)
+	urcu_memb_read_unlock();
+	__dcsim_sp_fence(DCSIM_ACC_RCU_UNLOCK);
+#endif
+}
+
+/* Any thread: inline where it may, out of line otherwise. */
+static inline void rcu_read_lock_inline(void)
+{
+	if (rcu_read_membarrier_ok())
+		rcu_read_lock_membarrier();
+	else
+		dcsim_rcu_read_lock();	/* unregistered (it registers), TSan, no membarrier */
+}
+
+static inline void rcu_read_unlock_inline(void)
+{
+	/* Same answer as at rcu_read_lock_inline(): set before, stable since. */
+	if (rcu_read_membarrier_ok())
+		rcu_read_unlock_membarrier();
+	else
+		dcsim_rcu_read_unlock();
+}
+
+#endif /* DCSIM_SRC_RCU_READ_H */
