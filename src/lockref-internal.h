@@ -14,6 +14,7 @@
  * it out), so the compiler keeps it in a register across the loop.
  */
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <dcsim/lockref.h>
@@ -46,6 +47,18 @@ static inline uint64_t lockref_word_add(uint64_t w, int32_t delta)
 {
 	return w + ((uint64_t)(int64_t)delta << 32);
 }
+
+/* The count of @w is above @n: one compare of the whole word (count is its sign half). */
+static inline bool lockref_word_count_above(uint64_t w, int32_t n)
+{
+	return (int64_t)w >= (int64_t)((uint64_t)(int64_t)(n + 1) << 32);
+}
+
+/* dcsim_spin_value_unlocked() of the lock half: head (bits 0-15) == tail (16-31). */
+static inline bool lockref_word_unlocked(uint64_t w)
+{
+	return (uint16_t)w == (uint16_t)(w >> 16);
+}
 #else
 static inline int32_t lockref_word_count(uint64_t w)
 {
@@ -68,6 +81,16 @@ static inline uint64_t lockref_word_add(uint64_t w, int32_t delta)
 	l.count += delta;
 	return l.lock_count;
 }
+
+static inline bool lockref_word_unlocked(uint64_t w)
+{
+	return dcsim_spin_value_unlocked(lockref_word_lock(w));
+}
+
+static inline bool lockref_word_count_above(uint64_t w, int32_t n)
+{
+	return lockref_word_count(w) > n;
+}
 #endif
 
 /*
@@ -86,7 +109,7 @@ static inline uint64_t lockref_word_add(uint64_t w, int32_t delta)
 #define LOCKREF_CMPXCHG_LOOP(lockref, DELTA, REFUSE, SUCCESS) do {		\
 	int __retry = DCSIM_LOCKREF_CMPXCHG_RETRIES;				\
 	uint64_t __old = READ_ONCE((lockref)->lock_count);			\
-	while (likely(dcsim_spin_value_unlocked(lockref_word_lock(__old)))) {	\
+	while (likely(lockref_word_unlocked(__old))) {	\
 		int32_t old_count = lockref_word_count(__old);			\
 		int32_t new_count = old_count + (DELTA);			\
 		(void)new_count;						\
@@ -125,7 +148,7 @@ static inline int lockref_put_return_inline(struct dcsim_lockref *lockref)
 	uint64_t old = READ_ONCE(lockref->lock_count);
 	int32_t count = lockref_word_count(old);
 
-	if (likely(dcsim_spin_value_unlocked(lockref_word_lock(old)) && count > 0 &&
+	if (likely(lockref_word_unlocked(old) && count > 0 &&
 		   dcsim_try_cmpxchg_relaxed(&lockref->lock_count, &old,
 					     lockref_word_add(old, -1))))
 		return count - 1;

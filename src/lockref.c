@@ -99,7 +99,7 @@ int __dcsim_lockref_put_return_slow(struct dcsim_lockref *lockref, uint64_t old)
 {
 	int retry = DCSIM_LOCKREF_CMPXCHG_RETRIES;
 
-	while (likely(dcsim_spin_value_unlocked(lockref_word_lock(old)))) {
+	while (likely(lockref_word_unlocked(old))) {
 		if (lockref_word_count(old) <= 0)
 			return -1;
 		if (retry != DCSIM_LOCKREF_CMPXCHG_RETRIES &&

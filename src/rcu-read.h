@@ -28,7 +28,7 @@
  * sys_membarrier, where the reader's barriers are compiler barriers, with
  * no test of urcu_memb_has_sys_membarrier on each boundary.  They are
  * used only by a thread whose registration found sys_membarrier in use
- * (dcsim_thread.rcu_membarrier, set by rcu.c); any other thread takes the
+ * (__dcsim_rcu_membarrier_ok, set by rcu.c); any other thread takes the
  * out-of-line dcsim_rcu_read_lock(), which tests it.  A file that
  * includes this header must include no other liburcu header.
  */
@@ -37,13 +37,25 @@
 #endif
 #define CONFIG_RCU_FORCE_SYS_MEMBARRIER
 #include <urcu/urcu-memb.h>
+
+#if defined(CONFIG_RCU_TLS)
+/*
+ * liburcu's per-thread reader state, accessed with the initial-exec model,
+ * as dcsim's own (thread.h): one %fs-relative load instead of a
+ * __tls_get_addr() call, which the linker may relax away but the compiler
+ * has already paid for by saving registers around it.  liburcu is loaded
+ * with libdcsim, and glibc places a library that is reached this way in
+ * static TLS (on demand after dlopen(), as for libdcsim itself).
+ */
+extern __thread struct urcu_reader urcu_memb_reader __attribute__((tls_model("initial-exec")));
+#endif
 #endif
 
 #include <dcsim/atomic.h>
 #include <dcsim/rcu.h>
 
 #include "internal.h"
-#include "thread.h"
+#include "rcu-internal.h"
 
 /*
  * rcu_read_membarrier_ok() - may the calling thread use
@@ -56,9 +68,7 @@ static inline bool rcu_read_membarrier_ok(void)
 #if defined(__SANITIZE_THREAD__)
 	return false;
 #else
-	struct dcsim_thread *t = __dcsim_self;
-
-	return likely(t && t->rcu_membarrier);
+	return likely(__dcsim_rcu_membarrier_ok);
 #endif
 }
 
@@ -71,12 +81,50 @@ static inline void rcu_read_lock_membarrier(void)
 #endif
 }
 
-static inline void rcu_read_unlock_membarrier(void)
+/*
+ * Out of line, in rcu.c: liburcu's wake-up of a writer that waits for
+ * readers (a system call).
+ */
+void dcsim_rcu_wake_up_gp(void);
+
+/*
+ * rcu_read_unlock_membarrier_defer_wake() - liburcu-memb's
+ * _urcu_memb_read_unlock() with sys_membarrier (its barriers are compiler
+ * barriers), but for the wake-up of a waiting writer, left to the caller:
+ * inline, that system call makes every caller save registers for it, and a
+ * caller can make it a tail call.  The same stores and loads in the same
+ * order, on the fields and constants of liburcu's static headers.
+ * Return: true if the caller must call dcsim_rcu_wake_up_gp() (soon: a
+ * writer sleeps until it does).
+ */
+static inline bool rcu_read_unlock_membarrier_defer_wake(void)
 {
 #if !defined(__SANITIZE_THREAD__)
-	urcu_memb_read_unlock();
+	unsigned long tmp = URCU_TLS(urcu_memb_reader).ctr;
+	bool wake = false;
+
+	if (likely((tmp & URCU_GP_CTR_NEST_MASK) == URCU_GP_COUNT)) {
+		/* The section before the store that ends it (smp_mb_slave()). */
+		cmm_barrier();
+		_CMM_STORE_SHARED(URCU_TLS(urcu_memb_reader).ctr, tmp - URCU_GP_COUNT);
+		/* The store before the read of the writer's futex (smp_mb_slave()). */
+		cmm_barrier();
+		wake = uatomic_read(&urcu_memb_gp.futex) == -1;
+	} else {
+		_CMM_STORE_SHARED(URCU_TLS(urcu_memb_reader).ctr, tmp - URCU_GP_COUNT);
+	}
+	cmm_barrier();
 	__dcsim_sp_fence(DCSIM_ACC_RCU_UNLOCK);
+	return unlikely(wake);
+#else
+	return false;
 #endif
+}
+
+static inline void rcu_read_unlock_membarrier(void)
+{
+	if (rcu_read_unlock_membarrier_defer_wake())
+		dcsim_rcu_wake_up_gp();
 }
 
 /* Any thread: inline where it may, out of line otherwise. */

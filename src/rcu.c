@@ -26,6 +26,8 @@
 
 #include "internal.h"
 #include "rcu-internal.h"
+
+void dcsim_rcu_wake_up_gp(void);
 #include "thread.h"
 
 /* What struct dcsim_rcu_head really holds. */
@@ -233,7 +235,7 @@ void __dcsim_rcu_thread_online_slow(void)
 	 * rcu-read.h's inline read side is compiled for sys_membarrier:
 	 * let this thread use it only if liburcu does use sys_membarrier.
 	 */
-	t->rcu_membarrier = urcu_memb_has_sys_membarrier != 0;
+	__dcsim_rcu_membarrier_ok = urcu_memb_has_sys_membarrier != 0;
 }
 
 static inline void rcu_thread_online(void)
@@ -244,9 +246,11 @@ static inline void rcu_thread_online(void)
 		__dcsim_rcu_thread_online_slow();
 }
 
+__thread bool __dcsim_rcu_membarrier_ok __attribute__((tls_model("initial-exec")));
+
 void __dcsim_rcu_thread_exit(struct dcsim_thread *t)
 {
-	t->rcu_membarrier = false;
+	__dcsim_rcu_membarrier_ok = false;
 	if (t->rcu_registered) {
 		urcu_memb_unregister_thread();
 		t->rcu_registered = false;
@@ -271,6 +275,12 @@ void dcsim_rcu_read_unlock(void)
 	rcu_tsan_exit();
 	urcu_memb_read_unlock();
 	__dcsim_sp_fence(DCSIM_ACC_RCU_UNLOCK);
+}
+
+/* rcu-read.h: the end of a section that a writer waits for. */
+void dcsim_rcu_wake_up_gp(void)
+{
+	urcu_common_wake_up_gp(&urcu_memb_gp);
 }
 
 static void rcu_thunk_call(struct rcu_head *head)

@@ -20,7 +20,6 @@ struct dcsim_thread {
 	struct dcsim_thread *next;	/* registry, under the registry mutex */
 	unsigned int slot;		/* 0 .. DCSIM_MAX_THREADS-1 */
 	bool rcu_registered;
-	bool rcu_membarrier;		/* registered, sys_membarrier in use: rcu-read.h */
 	struct dcsim_stats stats;	/* written by this thread only */
 };
 

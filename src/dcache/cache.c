@@ -1327,12 +1327,15 @@ void dcsim_dput_locked_final(struct dcsim_dentry *d, enum dcsim_retain_style sty
 
 /* ---- dput ----------------------------------------------------------------- */
 
-void __dstat_dput_warned(struct dcsim_cache *c)
+void __dstat_dput_slow(struct dcsim_cache *c, enum dcsim_dput_path path)
 {
-	if (!dcache_alive(c))
+	struct dcache_pcpu *p;
+
+	if (path == DCSIM_DPUT_PATH_WARNED && !dcache_alive(c))
 		return;
-	dstat_inc(c, DCSIM_CS_DPUT);
-	dstat_inc(c, DCSIM_CS_DPUT_WARN);
+	p = dstat_block(c);
+	__dcsim_counter_add(&p->v[DCSIM_CS_DPUT], 1);
+	__dcsim_counter_add(&p->v[dstat_dput_path_stat[path]], 1);
 }
 
 /* models fs/dcache.c:dput(): the strategy does the work. */

@@ -101,31 +101,37 @@ static inline void dstat_inc(struct dcsim_cache *c, enum dcsim_cache_stat s)
 	dstat_add(c, s, 1);
 }
 
-void __dstat_dput_warned(struct dcsim_cache *c);
+/* The counter of each dput path. */
+static const uint8_t dstat_dput_path_stat[] = {
+	[DCSIM_DPUT_PATH_CAS]		= DCSIM_CS_DPUT_CAS,
+	[DCSIM_DPUT_PATH_HTM]		= DCSIM_CS_DPUT_HTM,
+	[DCSIM_DPUT_PATH_LOCKED]	= DCSIM_CS_DPUT_LOCKED,
+	[DCSIM_DPUT_PATH_WARNED]	= DCSIM_CS_DPUT_WARN,
+};
 
 /*
- * A dput and the way it went: one block lookup for both counts.  A refused
- * put (WARNED) may be one on a destroyed cache, whose counters are gone:
- * out of line, it counts only in a live cache.
+ * dstat_dput() when the thread's remembered block is another cache's, or
+ * the put was refused (WARNED: perhaps on a destroyed cache, whose counters
+ * are gone; counted only in a live one).  Out of line.
+ */
+void __dstat_dput_slow(struct dcsim_cache *c, enum dcsim_dput_path path);
+
+/*
+ * A dput and the way it went: two adds to the thread's block.  Anything
+ * else is a tail call, so that dcsim_dput() keeps only @c across the
+ * strategy's call.
  */
 static inline void dstat_dput(struct dcsim_cache *c, enum dcsim_dput_path path)
 {
-	/* The counter of each path but WARNED, by path: one load, no branch. */
-	static const uint8_t path_stat[] = {
-		[DCSIM_DPUT_PATH_CAS]		= DCSIM_CS_DPUT_CAS,
-		[DCSIM_DPUT_PATH_HTM]		= DCSIM_CS_DPUT_HTM,
-		[DCSIM_DPUT_PATH_LOCKED]	= DCSIM_CS_DPUT_LOCKED,
-		[DCSIM_DPUT_PATH_WARNED]	= DCSIM_CS_DPUT_WARN,
-	};
 	struct dcache_pcpu *p;
 
-	if (unlikely(path == DCSIM_DPUT_PATH_WARNED)) {
-		__dstat_dput_warned(c);
+	if (unlikely(path == DCSIM_DPUT_PATH_WARNED || __dcsim_blk.owner != c)) {
+		__dstat_dput_slow(c, path);
 		return;
 	}
-	p = dstat_block(c);
+	p = __dcsim_blk.block;
 	__dcsim_counter_add(&p->v[DCSIM_CS_DPUT], 1);
-	__dcsim_counter_add(&p->v[path_stat[path]], 1);
+	__dcsim_counter_add(&p->v[dstat_dput_path_stat[path]], 1);
 }
 
 static inline bool dcache_alive(const struct dcsim_cache *c)

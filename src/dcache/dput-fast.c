@@ -193,6 +193,14 @@ dput_61_full(struct dcsim_dentry *d, enum fast_htm htm)
 	return dput_61_in_section(d, htm);
 }
 
+/* dput_61_fast() has put its reference and a writer waits for readers. */
+static enum dcsim_dput_path __attribute__((noinline))
+dput_61_wake(void)
+{
+	dcsim_rcu_wake_up_gp();
+	return DCSIM_DPUT_PATH_CAS;
+}
+
 /* dput_61_fast() lost the race of its one try: counted as the loop would. */
 static enum dcsim_dput_path __attribute__((noinline))
 dput_61_lost_race(struct dcsim_dentry *d)
@@ -223,11 +231,11 @@ static inline enum dcsim_dput_path dput_61_fast(struct dcsim_dentry *d)
 	/* As in fast_dput(): set before the dentry is hashed; a plain read. */
 	if (likely(!(d_flags_read(d) & DCSIM_DCACHE_OP_DELETE))) {
 		old = READ_ONCE(ref->lock_count);
-		if (likely(dcsim_spin_value_unlocked(lockref_word_lock(old)) &&
-			   lockref_word_count(old) > 1)) {
+		if (likely(lockref_word_unlocked(old) && lockref_word_count_above(old, 1))) {
 			if (likely(dcsim_try_cmpxchg_relaxed(&ref->lock_count, &old,
 							     lockref_word_add(old, -1)))) {
-				rcu_read_unlock_membarrier();
+				if (rcu_read_unlock_membarrier_defer_wake())
+					return dput_61_wake();
 				return DCSIM_DPUT_PATH_CAS;
 			}
 			return dput_61_lost_race(d);
