@@ -21,6 +21,12 @@ void __dcsim_rcu_thread_online_slow(void);
  */
 extern __thread bool __dcsim_rcu_membarrier_ok __attribute__((tls_model("initial-exec")));
 
+/*
+ * liburcu's wake-up of a writer that waits for readers (a system call),
+ * out of line for rcu-read.h's inline read side.
+ */
+void dcsim_rcu_wake_up_gp(void);
+
 /* Called from the thread destructor: unregister from liburcu if needed. */
 void __dcsim_rcu_thread_exit(struct dcsim_thread *t);
 

@@ -82,12 +82,6 @@ static inline void rcu_read_lock_membarrier(void)
 }
 
 /*
- * Out of line, in rcu.c: liburcu's wake-up of a writer that waits for
- * readers (a system call).
- */
-void dcsim_rcu_wake_up_gp(void);
-
-/*
  * rcu_read_unlock_membarrier_defer_wake() - liburcu-memb's
  * _urcu_memb_read_unlock() with sys_membarrier (its barriers are compiler
  * barriers), but for the wake-up of a waiting writer, left to the caller:
@@ -138,7 +132,12 @@ static inline void rcu_read_lock_inline(void)
 
 static inline void rcu_read_unlock_inline(void)
 {
-	/* Same answer as at rcu_read_lock_inline(): set before, stable since. */
+	/*
+	 * Usually the answer rcu_read_lock_inline() got.  It may have turned
+	 * true since, if that call registered the thread: then both ends are
+	 * liburcu's read side with sys_membarrier, out of line or inline, the
+	 * same stores.  It never turns false while the thread lives.
+	 */
 	if (rcu_read_membarrier_ok())
 		rcu_read_unlock_membarrier();
 	else

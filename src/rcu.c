@@ -26,8 +26,6 @@
 
 #include "internal.h"
 #include "rcu-internal.h"
-
-void dcsim_rcu_wake_up_gp(void);
 #include "thread.h"
 
 /* What struct dcsim_rcu_head really holds. */
@@ -223,6 +221,8 @@ static void rcu_tsan_after_gp(uint64_t *m)
 #define rcu_tsan_after_gp(m)	((void)(m))
 #endif
 
+__thread bool __dcsim_rcu_membarrier_ok __attribute__((tls_model("initial-exec")));
+
 void __dcsim_rcu_thread_online_slow(void)
 {
 	struct dcsim_thread *t = __dcsim_thread();
@@ -246,7 +246,6 @@ static inline void rcu_thread_online(void)
 		__dcsim_rcu_thread_online_slow();
 }
 
-__thread bool __dcsim_rcu_membarrier_ok __attribute__((tls_model("initial-exec")));
 
 void __dcsim_rcu_thread_exit(struct dcsim_thread *t)
 {
