@@ -46,8 +46,14 @@ struct dcsim_cache {
 	uint32_t hash_mask;
 	struct dcache_pcpu *pcpu;	/* [DCSIM_MAX_THREADS] */
 	uint32_t nr_slots;		/* slots below this may be in use */
-	uint64_t next_id;		/* atomic */
 	struct dcsim_cache *grave_next;	/* destroyed caches, kept until exit */
+
+	/*
+	 * Written by every d_alloc(): a line of its own, so that allocating
+	 * does not evict the read-mostly fields above from every other CPU
+	 * (issue 19: it shared line 0 with magic, strategy and hash).
+	 */
+	uint64_t next_id __dcsim_cacheline_aligned;	/* atomic */
 
 	/* the LRU (list_lru with a single node) */
 	dcsim_spinlock_t lru_lock __dcsim_cacheline_aligned;
