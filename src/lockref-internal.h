@@ -129,9 +129,10 @@ static inline bool lockref_word_count_above(uint64_t w, int32_t n)
 
 /*
  * The rest of lockref_put_return_inline() after a first try that did not
- * succeed, seeing @old: out of line (lockref.c).
+ * succeed, seeing @old; @tried if its cmpxchg failed (a lost race).  Out
+ * of line (lockref.c).
  */
-int __dcsim_lockref_put_return_slow(struct dcsim_lockref *lockref, uint64_t old);
+int __dcsim_lockref_put_return_slow(struct dcsim_lockref *lockref, uint64_t old, bool tried);
 
 /*
  * models lib/lockref.c:lockref_put_return(): never takes the lock.
@@ -147,12 +148,15 @@ static inline int lockref_put_return_inline(struct dcsim_lockref *lockref)
 {
 	uint64_t old = READ_ONCE(lockref->lock_count);
 	int32_t count = lockref_word_count(old);
+	bool tried = false;
 
-	if (likely(lockref_word_unlocked(old) && count > 0 &&
-		   dcsim_try_cmpxchg_relaxed(&lockref->lock_count, &old,
-					     lockref_word_add(old, -1))))
-		return count - 1;
-	return __dcsim_lockref_put_return_slow(lockref, old);
+	if (likely(lockref_word_unlocked(old) && count > 0)) {
+		if (likely(dcsim_try_cmpxchg_relaxed(&lockref->lock_count, &old,
+						     lockref_word_add(old, -1))))
+			return count - 1;
+		tried = true;
+	}
+	return __dcsim_lockref_put_return_slow(lockref, old, tried);
 }
 
 /* How dcsim_lockref_put_or_lock_how() went. */

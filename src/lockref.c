@@ -90,28 +90,33 @@ int dcsim_lockref_put_return(struct dcsim_lockref *lockref)
 
 /*
  * The first try of lockref_put_return_inline() did not succeed, and @old
- * is the word it saw (the value the failed cmpxchg found, if it got that
- * far).  Go on exactly as LOCKREF_CMPXCHG_LOOP() would: a lock seen held
- * is a fallback, a count <= 0 a refusal, and a lost race a retry, the
- * first of DCSIM_LOCKREF_CMPXCHG_RETRIES.
+ * is the word it saw (the value its failed cmpxchg found, if @tried).  Go
+ * on exactly as LOCKREF_CMPXCHG_LOOP() would: a lost race is a retry, the
+ * first of DCSIM_LOCKREF_CMPXCHG_RETRIES; a lock seen held is a fallback;
+ * a count <= 0 a refusal.
  */
-int __dcsim_lockref_put_return_slow(struct dcsim_lockref *lockref, uint64_t old)
+int __dcsim_lockref_put_return_slow(struct dcsim_lockref *lockref, uint64_t old, bool tried)
 {
 	int retry = DCSIM_LOCKREF_CMPXCHG_RETRIES;
 
+	if (tried) {
+		__dcsim_stat_inc(DCSIM_STAT_LOCKREF_RETRIES);
+		if (!--retry)
+			goto fallback;
+		cpu_relax();
+	}
 	while (likely(lockref_word_unlocked(old))) {
 		if (lockref_word_count(old) <= 0)
 			return -1;
-		if (retry != DCSIM_LOCKREF_CMPXCHG_RETRIES &&
-		    likely(dcsim_try_cmpxchg_relaxed(&lockref->lock_count, &old,
+		if (likely(dcsim_try_cmpxchg_relaxed(&lockref->lock_count, &old,
 						     lockref_word_add(old, -1))))
 			return lockref_word_count(old) - 1;
-		/* The first time round, the inline try's cmpxchg is the one that failed. */
 		__dcsim_stat_inc(DCSIM_STAT_LOCKREF_RETRIES);
 		if (!--retry)
 			break;
 		cpu_relax();
 	}
+fallback:
 	__dcsim_stat_inc(DCSIM_STAT_LOCKREF_FALLBACKS);
 	return -1;
 }
