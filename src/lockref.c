@@ -2,9 +2,10 @@
 /*
  * Lockref operations; models lib/lockref.c.
  *
- * Each operation first tries to update the whole 64-bit word with cmpxchg,
- * which succeeds only if the lock half was unlocked in the value it
- * replaces: so the count never changes under a lock holder's feet.  If the
+ * Each operation first tries to update the whole 64-bit word with cmpxchg
+ * (LOCKREF_CMPXCHG_LOOP() in lockref-internal.h), which succeeds only if
+ * the lock half was unlocked in the value it replaces: so the count never
+ * changes under a lock holder's feet.  If the
  * lock is seen held, or DCSIM_LOCKREF_CMPXCHG_RETRIES attempts fail, the
  * operation falls back to taking the spinlock (or, for put_return, to
  * reporting failure).
@@ -13,44 +14,13 @@
 #include <dcsim/lockref.h>
 
 #include "internal.h"
+#include "lockref-internal.h"
 #include "thread.h"
-
-/*
- * CMPXCHG_LOOP(CODE, SUCCESS): run CODE on a private copy @new of the word,
- * publish it with cmpxchg, run SUCCESS on success.  CODE may "break" out to
- * the locked fallback.  A failed cmpxchg refreshes @old with the value seen,
- * so the loop re-evaluates the lock and the count each time round.
- *
- * Ordering: the cmpxchg is relaxed, as the kernel's try_cmpxchg64_relaxed():
- * a lockref operation orders nothing else, so a caller that reads shared
- * state after it (fast_dput() after lockref_put_return()) needs smp_rmb().
- */
-#define CMPXCHG_LOOP(CODE, SUCCESS) do {					\
-	int retry = DCSIM_LOCKREF_CMPXCHG_RETRIES;				\
-	struct dcsim_lockref old;						\
-	old.lock_count = READ_ONCE(lockref->lock_count);			\
-	while (likely(dcsim_spin_value_unlocked(old.lock))) {			\
-		struct dcsim_lockref new = old;					\
-		CODE								\
-		if (likely(dcsim_try_cmpxchg_relaxed(&lockref->lock_count,	\
-					     &old.lock_count,			\
-					     new.lock_count))) {		\
-			SUCCESS;						\
-		}								\
-		__dcsim_stat_inc(DCSIM_STAT_LOCKREF_RETRIES);			\
-		if (!--retry)							\
-			break;							\
-		cpu_relax();							\
-	}									\
-	__dcsim_stat_inc(DCSIM_STAT_LOCKREF_FALLBACKS);				\
-} while (0)
 
 /* models lib/lockref.c:lockref_get() */
 void dcsim_lockref_get(struct dcsim_lockref *lockref)
 {
-	CMPXCHG_LOOP(
-		new.count++;
-	,
+	LOCKREF_CMPXCHG_LOOP(lockref, 1, ,
 		return;
 	);
 
@@ -65,9 +35,8 @@ int dcsim_lockref_get_not_zero(struct dcsim_lockref *lockref)
 	int32_t count;
 	int retval;
 
-	CMPXCHG_LOOP(
-		new.count++;
-		if (old.count <= 0)
+	LOCKREF_CMPXCHG_LOOP(lockref, 1,
+		if (old_count <= 0)
 			return 0;
 	,
 		return 1;
@@ -90,9 +59,8 @@ int dcsim_lockref_put_not_zero(struct dcsim_lockref *lockref)
 	int32_t count;
 	int retval;
 
-	CMPXCHG_LOOP(
-		new.count--;
-		if (old.count <= 1)
+	LOCKREF_CMPXCHG_LOOP(lockref, -1,
+		if (old_count <= 1)
 			return 0;
 	,
 		return 1;
@@ -117,36 +85,51 @@ int dcsim_lockref_put_not_zero(struct dcsim_lockref *lockref)
  */
 int dcsim_lockref_put_return(struct dcsim_lockref *lockref)
 {
-	CMPXCHG_LOOP(
-		new.count--;
-		if (old.count <= 0)
+	return lockref_put_return_inline(lockref);
+}
+
+/*
+ * The first try of lockref_put_return_inline() did not succeed, and @old
+ * is the word it saw (the value its failed cmpxchg found, if @tried).  Go
+ * on exactly as LOCKREF_CMPXCHG_LOOP() would: a lost race is a retry, the
+ * first of DCSIM_LOCKREF_CMPXCHG_RETRIES; a lock seen held is a fallback;
+ * a count <= 0 a refusal.
+ */
+int __dcsim_lockref_put_return_slow(struct dcsim_lockref *lockref, uint64_t old, bool tried)
+{
+	int retry = DCSIM_LOCKREF_CMPXCHG_RETRIES;
+
+	if (tried) {
+		__dcsim_stat_inc(DCSIM_STAT_LOCKREF_RETRIES);
+		if (!--retry)
+			goto fallback;
+		cpu_relax();
+	}
+	while (likely(lockref_word_unlocked(old))) {
+		if (lockref_word_count(old) <= 0)
 			return -1;
-	,
-		return new.count;
-	);
+		if (likely(dcsim_try_cmpxchg_relaxed(&lockref->lock_count, &old,
+						     lockref_word_add(old, -1))))
+			return lockref_word_count(old) - 1;
+		__dcsim_stat_inc(DCSIM_STAT_LOCKREF_RETRIES);
+		if (!--retry)
+			break;
+		cpu_relax();
+	}
+fallback:
+	__dcsim_stat_inc(DCSIM_STAT_LOCKREF_FALLBACKS);
 	return -1;
 }
 
 /* models lib/lockref.c:lockref_put_or_lock() */
 int dcsim_lockref_put_or_lock(struct dcsim_lockref *lockref)
 {
-	int32_t count;
+	return lockref_put_or_lock_inline(lockref) != LOCKREF_KEPT_LOCKED;
+}
 
-	CMPXCHG_LOOP(
-		new.count--;
-		if (old.count <= 1)
-			break;
-	,
-		return 1;
-	);
-
-	dcsim_spin_lock(&lockref->lock);
-	count = READ_ONCE(lockref->count);
-	if (count <= 1)
-		return 0;	/* with the lock held */
-	WRITE_ONCE(lockref->count, count - 1);
-	dcsim_spin_unlock(&lockref->lock);
-	return 1;
+enum lockref_put_how dcsim_lockref_put_or_lock_how(struct dcsim_lockref *lockref)
+{
+	return lockref_put_or_lock_inline(lockref);
 }
 
 /* models lib/lockref.c:lockref_mark_dead() */
@@ -162,9 +145,8 @@ int dcsim_lockref_get_not_dead(struct dcsim_lockref *lockref)
 	int32_t count;
 	int retval;
 
-	CMPXCHG_LOOP(
-		new.count++;
-		if (old.count < 0)
+	LOCKREF_CMPXCHG_LOOP(lockref, 1,
+		if (old_count < 0)
 			return 0;
 	,
 		return 1;

@@ -2,8 +2,30 @@
 #ifndef DCSIM_SRC_RCU_INTERNAL_H
 #define DCSIM_SRC_RCU_INTERNAL_H
 
+#include <stdbool.h>
+
 struct dcsim_thread;
 struct dcsim_rcu_head;
+
+/*
+ * Register the calling thread with liburcu, if not done yet, and note
+ * whether the inline read side of rcu-read.h may serve it.
+ */
+void __dcsim_rcu_thread_online_slow(void);
+
+/*
+ * The calling thread is registered and liburcu uses sys_membarrier: the
+ * inline read side of rcu-read.h may serve it.  Set by
+ * __dcsim_rcu_thread_online_slow(), cleared when the thread exits; its
+ * own thread's only, so a plain TLS flag.
+ */
+extern __thread bool __dcsim_rcu_membarrier_ok __attribute__((tls_model("initial-exec")));
+
+/*
+ * liburcu's wake-up of a writer that waits for readers (a system call),
+ * out of line for rcu-read.h's inline read side.
+ */
+void dcsim_rcu_wake_up_gp(void);
 
 /* Called from the thread destructor: unregister from liburcu if needed. */
 void __dcsim_rcu_thread_exit(struct dcsim_thread *t);

@@ -221,18 +221,38 @@ static void rcu_tsan_after_gp(uint64_t *m)
 #define rcu_tsan_after_gp(m)	((void)(m))
 #endif
 
-static inline void rcu_thread_online(void)
+__thread bool __dcsim_rcu_membarrier_ok __attribute__((tls_model("initial-exec")));
+
+void __dcsim_rcu_thread_online_slow(void)
 {
 	struct dcsim_thread *t = __dcsim_thread();
 
-	if (unlikely(!t->rcu_registered)) {
+	if (!t->rcu_registered) {
 		urcu_memb_register_thread();
 		t->rcu_registered = true;
 	}
+#if !defined(__SANITIZE_THREAD__)
+	/*
+	 * rcu-read.h's inline read side is compiled for sys_membarrier:
+	 * let this thread use it only if liburcu does use sys_membarrier.
+	 * (TSan builds never use it: the annotations are out of line.)
+	 */
+	__dcsim_rcu_membarrier_ok = urcu_memb_has_sys_membarrier != 0;
+#endif
 }
+
+static inline void rcu_thread_online(void)
+{
+	struct dcsim_thread *t = __dcsim_self;
+
+	if (unlikely(!t || !t->rcu_registered))
+		__dcsim_rcu_thread_online_slow();
+}
+
 
 void __dcsim_rcu_thread_exit(struct dcsim_thread *t)
 {
+	__dcsim_rcu_membarrier_ok = false;
 	if (t->rcu_registered) {
 		urcu_memb_unregister_thread();
 		t->rcu_registered = false;
@@ -240,6 +260,10 @@ void __dcsim_rcu_thread_exit(struct dcsim_thread *t)
 	rcu_tsan_thread_exit();
 }
 
+/*
+ * What rcu-read.h's inline read side does, for any thread and with the
+ * TSan annotations: the library's hot paths use that one.
+ */
 void dcsim_rcu_read_lock(void)
 {
 	rcu_thread_online();
@@ -253,6 +277,17 @@ void dcsim_rcu_read_unlock(void)
 	rcu_tsan_exit();
 	urcu_memb_read_unlock();
 	__dcsim_sp_fence(DCSIM_ACC_RCU_UNLOCK);
+}
+
+/* rcu-read.h: the end of a section that a writer waits for. */
+void dcsim_rcu_wake_up_gp(void)
+{
+#if !defined(__SANITIZE_THREAD__)
+	urcu_common_wake_up_gp(&urcu_memb_gp);
+#else
+	/* Unreachable: TSan builds leave sections out of line (rcu-read.h). */
+	WARN_ON_ONCE(1);
+#endif
 }
 
 static void rcu_thunk_call(struct rcu_head *head)

@@ -46,8 +46,14 @@ struct dcsim_cache {
 	uint32_t hash_mask;
 	struct dcache_pcpu *pcpu;	/* [DCSIM_MAX_THREADS] */
 	uint32_t nr_slots;		/* slots below this may be in use */
-	uint64_t next_id;		/* atomic */
 	struct dcsim_cache *grave_next;	/* destroyed caches, kept until exit */
+
+	/*
+	 * Written by every d_alloc(): a line of its own, so that allocating
+	 * does not evict the read-mostly fields above from every other CPU
+	 * (issue 19: it shared line 0 with magic, strategy and hash).
+	 */
+	uint64_t next_id __dcsim_cacheline_aligned;	/* atomic */
 
 	/* the LRU (list_lru with a single node) */
 	dcsim_spinlock_t lru_lock __dcsim_cacheline_aligned;
@@ -101,26 +107,37 @@ static inline void dstat_inc(struct dcsim_cache *c, enum dcsim_cache_stat s)
 	dstat_add(c, s, 1);
 }
 
-void dstat_dput_warned(struct dcsim_cache *c);
+/* The counter of each dput path. */
+static const uint8_t dstat_dput_path_stat[] = {
+	[DCSIM_DPUT_PATH_CAS]		= DCSIM_CS_DPUT_CAS,
+	[DCSIM_DPUT_PATH_HTM]		= DCSIM_CS_DPUT_HTM,
+	[DCSIM_DPUT_PATH_LOCKED]	= DCSIM_CS_DPUT_LOCKED,
+	[DCSIM_DPUT_PATH_WARNED]	= DCSIM_CS_DPUT_WARN,
+};
 
 /*
- * A dput and the way it went: one block lookup for both counts.  A refused
- * put (WARNED) may be one on a destroyed cache, whose counters are gone:
- * out of line, it counts only in a live cache.
+ * dstat_dput() when the thread's remembered block is another cache's, or
+ * the put was refused (WARNED: perhaps on a destroyed cache, whose counters
+ * are gone; counted only in a live one).  Out of line.
+ */
+void dstat_dput_slow(struct dcsim_cache *c, enum dcsim_dput_path path);
+
+/*
+ * A dput and the way it went: two adds to the thread's block.  Anything
+ * else is a tail call, so that dcsim_dput() keeps only @c across the
+ * strategy's call.
  */
 static inline void dstat_dput(struct dcsim_cache *c, enum dcsim_dput_path path)
 {
 	struct dcache_pcpu *p;
 
-	if (unlikely(path == DCSIM_DPUT_PATH_WARNED)) {
-		dstat_dput_warned(c);
+	if (unlikely(path == DCSIM_DPUT_PATH_WARNED || __dcsim_blk.owner != c)) {
+		dstat_dput_slow(c, path);
 		return;
 	}
-	p = dstat_block(c);
+	p = __dcsim_blk.block;
 	__dcsim_counter_add(&p->v[DCSIM_CS_DPUT], 1);
-	__dcsim_counter_add(&p->v[path == DCSIM_DPUT_PATH_CAS ? DCSIM_CS_DPUT_CAS :
-				  path == DCSIM_DPUT_PATH_HTM ? DCSIM_CS_DPUT_HTM :
-				  DCSIM_CS_DPUT_LOCKED], 1);
+	__dcsim_counter_add(&p->v[dstat_dput_path_stat[path]], 1);
 }
 
 static inline bool dcache_alive(const struct dcsim_cache *c)

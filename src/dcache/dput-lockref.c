@@ -9,6 +9,7 @@
  */
 
 #include "dcache.h"
+#include "../lockref-internal.h"
 
 /*
  * models fs/dcache.c:dput() (3.12).  Also the fallback of the "rtm"
@@ -19,14 +20,14 @@ enum dcsim_dput_path __dcsim_dput_312(struct dcsim_dentry *d)
 {
 	enum dcsim_dput_path path = DCSIM_DPUT_PATH_CAS;
 	struct dcsim_dentry *next;
-	uint64_t fb;
+	enum lockref_put_how how;
 	int32_t cnt;
 
 repeat:
-	fb = __dcsim_stat_self(DCSIM_STAT_LOCKREF_FALLBACKS);
-	if (dcsim_lockref_put_or_lock(&d->d_lockref)) {
+	how = lockref_put_or_lock_inline(&d->d_lockref);
+	if (how != LOCKREF_KEPT_LOCKED) {
 		/* Decremented, lockless or (count > 1 seen under the lock) locked. */
-		if (__dcsim_stat_self(DCSIM_STAT_LOCKREF_FALLBACKS) != fb)
+		if (how == LOCKREF_PUT_LOCKED)
 			path = DCSIM_DPUT_PATH_LOCKED;
 		return path;
 	}

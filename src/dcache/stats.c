@@ -106,10 +106,13 @@ void dcsim_cache_stats_reset(struct dcsim_cache *c)
 		dstat_first_use(c, 0);
 }
 
-void dstat_dput_warned(struct dcsim_cache *c)
+void dstat_dput_slow(struct dcsim_cache *c, enum dcsim_dput_path path)
 {
-	if (!dcache_alive(c))
+	struct dcache_pcpu *p;
+
+	if (path == DCSIM_DPUT_PATH_WARNED && !dcache_alive(c))
 		return;
-	dstat_inc(c, DCSIM_CS_DPUT);
-	dstat_inc(c, DCSIM_CS_DPUT_WARN);
+	p = dstat_block(c);
+	__dcsim_counter_add(&p->v[DCSIM_CS_DPUT], 1);
+	__dcsim_counter_add(&p->v[dstat_dput_path_stat[path]], 1);
 }
