@@ -3,10 +3,11 @@
 #
 # Boot the kernels built by kernel/build.sh in QEMU and torture dput().
 #
-#   kernel/boot-test.sh [--flavour debug|prod|all] [--run NAME]... [--kvm]
-#                       [--secs N] [--timeout N] [--cpus N]
+#   kernel/boot-test.sh [--tree 6.1|6.12|all] [--flavour debug|prod|all]
+#                       [--run NAME]... [--kvm] [--secs N] [--timeout N]
+#                       [--cpus N]
 #
-# Runs (per flavour), default all three:
+# Runs (per tree and flavour; both trees by default), default all three:
 #   unpatched   the tree as Debian ships it
 #   auto        patched, dcache_htm=auto: TCG has no RTM, so no attempts,
 #               and the log says why auto stays off
@@ -23,13 +24,15 @@
 # online.  A busybox initramfs with guest/dput-torture.c built static, an
 # ext2 image from "mke2fs -d" as a virtio disk.  A run fails on any WARNING,
 # BUG, Oops, lockdep report, KUnit failure, panic, hang (timeout) or wrong
-# counter, and prints the guest log.  Prints "PASS <run>" / "FAIL <run>".
+# counter, and prints the guest log.  Prints "PASS <run>-<flavour>-<tree>"
+# or "FAIL ...".
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(dirname "$here")
 root=${KBUILD_ROOT:-$repo/build-kernel}
 work=$root/boot
+kvers="6.1 6.12"
 flavours="debug prod"
 runs=""
 kvm=0
@@ -39,13 +42,14 @@ cpus=${BOOT_CPUS:-4}
 
 while [ $# -gt 0 ]; do
 	case $1 in
+	--tree) [ "$2" = all ] || kvers=$2; shift 2 ;;
 	--flavour) [ "$2" = all ] || flavours=$2; shift 2 ;;
 	--run) runs="$runs $2"; shift 2 ;;
 	--kvm) kvm=1; shift ;;
 	--secs) secs=$2; shift 2 ;;
 	--timeout) tmo=$2; shift 2 ;;
 	--cpus) cpus=$2; shift 2 ;;
-	-h|--help) sed -n '4,27p' "$0"; exit 0 ;;
+	-h|--help) sed -n '4,29p' "$0"; exit 0 ;;
 	*) echo "boot-test.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -130,8 +134,8 @@ delta() {
 }
 
 boot_one() {
-	local flavour=$1 run=$2 variant=patched mode
-	local name=$run-$flavour
+	local kver=$1 flavour=$2 run=$3 variant=patched mode
+	local name=$run-$flavour-$kver
 	local out=$work/$name.log
 	local img bad=""
 	case $run in
@@ -141,7 +145,7 @@ boot_one() {
 	bogus) mode="dcache_htm=bogus" ;;
 	*) echo "unknown run $run" >&2; return 1 ;;
 	esac
-	img=$root/images/$variant-$flavour/bzImage
+	img=$root/$kver/images/$variant-$flavour/bzImage
 	if [ ! -f "$img" ]; then
 		echo "FAIL $name: no $img (run kernel/build.sh)"
 		return 1
@@ -187,7 +191,7 @@ boot_one() {
 		# KUnit: the dcache_htm suite must have run and passed.
 		grep -qE "^ok [0-9]+ dcache_htm$" "$plain" ||
 			bad="$bad kunit-dcache_htm-missing"
-		check_counters "$flavour" "$run" "$out" || bad="$bad counters"
+		check_counters "$kver" "$flavour" "$run" "$out" || bad="$bad counters"
 		# auto must say why it stays off; and KUnit's check of the auto
 		# decision with a CPUID that claims RTM must refuse under TCG,
 		# where XBEGIN executes but no transaction ever starts.
@@ -220,14 +224,14 @@ boot_one() {
 
 # Counter expectations; printed whether or not they hold.
 check_counters() {
-	local flavour=$1 run=$2 out=$3 ok=0
+	local kver=$1 flavour=$2 run=$3 out=$4 ok=0
 	local enabled attempts commits aborts fallbacks fh fl fk other
 	enabled=$(stat_of "$out" AFTER enabled)
 	attempts=$(delta "$out" attempts); commits=$(delta "$out" commits)
 	aborts=$(delta "$out" aborts); fallbacks=$(delta "$out" fallbacks)
 	fh=$(delta "$out" final_put_htm); fl=$(delta "$out" final_put_lockless)
 	fk=$(delta "$out" final_put_locked); other=$(delta "$out" abort_other)
-	echo "  counters $run-$flavour (workload delta): enabled=$enabled probe=$(stat_of "$out" AFTER htm_probe) trial_commits=$(stat_of "$out" AFTER htm_trial_commits) attempts=$attempts commits=$commits aborts=$aborts abort_other=$other fallbacks=$fallbacks final_put_htm=$fh final_put_lockless=$fl final_put_locked=$fk"
+	echo "  counters $run-$flavour-$kver (workload delta): enabled=$enabled probe=$(stat_of "$out" AFTER htm_probe) trial_commits=$(stat_of "$out" AFTER htm_trial_commits) attempts=$attempts commits=$commits aborts=$aborts abort_other=$other fallbacks=$fallbacks final_put_htm=$fh final_put_lockless=$fl final_put_locked=$fk"
 	expect() { if ! eval "$1"; then echo "  expected $1"; ok=1; fi; }
 	expect "[ -n '$enabled' ]"
 	expect "[ $fk -gt 0 ]"
@@ -260,9 +264,11 @@ check_counters() {
 build_initramfs
 build_disk
 pass=0 fail=0
-for f in $flavours; do
-	for r in $runs; do
-		if boot_one "$f" "$r"; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
+for k in $kvers; do
+	for f in $flavours; do
+		for r in $runs; do
+			if boot_one "$k" "$f" "$r"; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
+		done
 	done
 done
 echo "boot-test: $pass passed, $fail failed"

@@ -1,17 +1,23 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Build the kernels for the boot test: Debian's linux-source-6.1, unpatched
-# and with kernel/patches/ applied, each in two flavours (debug, prod).
+# Build the kernels for the boot test: Debian's linux-source-6.1 and
+# linux-source-6.12, unpatched and with their series applied
+# (kernel/patches/ for 6.1, kernel/patches-6.12/ for 6.12), each in two
+# flavours (debug, prod).
 #
-#   kernel/build.sh [--flavour debug|prod|all] [--variant unpatched|patched|all]
+#   kernel/build.sh [--tree 6.1|6.12|all] [--flavour debug|prod|all]
+#                   [--variant unpatched|patched|all]
 #
 # Everything goes under $KBUILD_ROOT (default: build-kernel/ at the repo
-# root, git-ignored):
-#   linux-source-6.1/   one source tree; the series is pushed and popped
+# root, git-ignored), one folder per tree, <kver>/ (6.1/, 6.12/):
+#   linux-source-<kver>/  one source tree; the series is pushed and popped
 #   applied/            the patches currently applied, as applied (quilt-like)
 #   o-<flavour>/        out-of-tree object dirs, so rebuilds are incremental
 #   images/<variant>-<flavour>/bzImage, config, stamp
+# The trees never share objects: per-tree object dirs are what keep a
+# switch between unpatched and patched incremental.  If ccache is
+# installed it is used (CCACHE_DIR defaults to $KBUILD_ROOT/ccache).
 # The unpatched and patched kernels share a tree and an object dir per
 # flavour: switching re-applies or reverts four patches and recompiles only
 # what they touch.  A stamp (hash of the fragments, the series and the
@@ -20,29 +26,47 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(dirname "$here")
-root=${KBUILD_ROOT:-$repo/build-kernel}
-tarball=${LINUX_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
-tree=$root/linux-source-6.1
+top=${KBUILD_ROOT:-$repo/build-kernel}
 jobs=${JOBS:-$(nproc)}
+kvers="6.1 6.12"
 flavours="debug prod"
 variants="unpatched patched"
 
 while [ $# -gt 0 ]; do
 	case $1 in
+	--tree) [ "$2" = all ] || kvers=$2; shift 2 ;;
 	--flavour) [ "$2" = all ] || flavours=$2; shift 2 ;;
 	--variant) [ "$2" = all ] || variants=$2; shift 2 ;;
-	-h|--help) sed -n '4,20p' "$0"; exit 0 ;;
+	-h|--help) sed -n '4,25p' "$0"; exit 0 ;;
 	*) echo "build.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
 
-log() { echo "[build $(date +%T)] $*" >&2; }
+log() { echo "[build $kver $(date +%T)] $*" >&2; }
 
-mkdir -p "$root/applied" "$root/images"
+# set_tree <kver>: the globals the functions below work on.
+set_tree() {
+	kver=$1
+	root=$top/$kver
+	tarball=/usr/src/linux-source-$kver.tar.xz
+	tree=$root/linux-source-$kver
+	case $kver in
+	6.1) pdir=$here/patches ;;
+	6.12) pdir=$here/patches-6.12 ;;
+	*) echo "build.sh: unknown tree $kver (6.1 or 6.12)" >&2; exit 2 ;;
+	esac
+	mkdir -p "$root/applied" "$root/images"
+}
+
+cc="gcc"
+if command -v ccache > /dev/null; then
+	cc="ccache gcc"
+	export CCACHE_DIR=${CCACHE_DIR:-$top/ccache}
+fi
 
 extract() {
 	[ -f "$tree/Makefile" ] && return
-	[ -f "$tarball" ] || { echo "missing $tarball (apt-get install linux-source-6.1)" >&2; exit 1; }
+	[ -f "$tarball" ] || { echo "missing $tarball (apt-get install linux-source-$kver)" >&2; exit 1; }
 	log "extracting $tarball"
 	rm -rf "$tree.tmp" "$root/applied"/*
 	mkdir -p "$tree.tmp"
@@ -67,11 +91,11 @@ pop_all() {
 push_all() {
 	local n=0 p want
 	# Already applied and identical to the series? Nothing to do.
-	want=$(i=0; while read -r p; do [ -n "$p" ] || continue; i=$((i + 1)); printf '%03d-%s\n' $i "$p"; done < "$here/patches/series")
+	want=$(i=0; while read -r p; do [ -n "$p" ] || continue; i=$((i + 1)); printf '%03d-%s\n' $i "$p"; done < "$pdir/series")
 	if [ "$(applied_list)" = "$want" ]; then
 		local same=1
 		while read -r p; do
-			cmp -s "$root/applied/$p" "$here/patches/${p#???-}" || same=0
+			cmp -s "$root/applied/$p" "$pdir/${p#???-}" || same=0
 		done <<< "$want"
 		[ $same = 1 ] && return
 	fi
@@ -80,9 +104,9 @@ push_all() {
 		[ -n "$p" ] || continue
 		n=$((n + 1))
 		log "applying $p"
-		patch -d "$tree" -p1 -s -N --no-backup-if-mismatch < "$here/patches/$p"
-		cp "$here/patches/$p" "$root/applied/$(printf %03d $n)-$p"
-	done < "$here/patches/series"
+		patch -d "$tree" -p1 -s -N --no-backup-if-mismatch < "$pdir/$p"
+		cp "$pdir/$p" "$root/applied/$(printf %03d $n)-$p"
+	done < "$pdir/series"
 }
 
 # configure <variant> <flavour> <objdir>: tinyconfig plus the fragments.
@@ -92,13 +116,14 @@ configure() {
 	local variant=$1 flavour=$2 o=$3 tmp=$root/cfg-tmp
 	local frags="$here/config/base.config $here/config/$flavour.config"
 	[ "$variant" = patched ] && frags="$frags $here/config/patched.config"
-	rm -rf "$tmp"; mkdir -p "$tmp" "$o"
+	# Only the .config is thrown away: the kconfig tools built in $tmp are
+	# kept for the next kernel of this tree (minutes on a loaded machine).
+	mkdir -p "$tmp" "$o"; rm -f "$tmp/.config" "$tmp/.config.old"
 	make -s -C "$tree" O="$tmp" tinyconfig >/dev/null
 	(cd "$tree" && scripts/kconfig/merge_config.sh -m -O "$tmp" "$tmp/.config" $frags) > "$tmp/merge.log" 2>&1
 	make -s -C "$tree" O="$tmp" olddefconfig >/dev/null
 	check_config "$tmp/.config" $frags
 	cmp -s "$tmp/.config" "$o/.config" || cp "$tmp/.config" "$o/.config"
-	rm -rf "$tmp"
 }
 
 # Every value a fragment asks for must survive olddefconfig.
@@ -125,11 +150,11 @@ check_config() {
 stamp_of() {
 	local variant=$1 flavour=$2
 	{
-		echo "$variant $flavour"
+		echo "$kver $variant $flavour $cc"
 		cat "$here/config/base.config" "$here/config/$flavour.config"
 		if [ "$variant" = patched ]; then
-			cat "$here/config/patched.config" "$here/patches/series"
-			cat "$here/patches/"*.patch
+			cat "$here/config/patched.config" "$pdir/series"
+			cat "$pdir/"*.patch
 		fi
 	} | sha256sum | cut -d' ' -f1
 }
@@ -147,7 +172,7 @@ build_one() {
 	configure "$variant" "$flavour" "$o"
 	log "building $variant-$flavour (make -j$jobs)"
 	local t0=$SECONDS
-	if ! make -C "$tree" O="$o" -j"$jobs" bzImage > "$o/build.log" 2>&1; then
+	if ! make -C "$tree" O="$o" CC="$cc" -j"$jobs" bzImage > "$o/build.log" 2>&1; then
 		tail -40 "$o/build.log" >&2
 		echo "build of $variant-$flavour failed, full log: $o/build.log" >&2
 		exit 1
@@ -160,9 +185,14 @@ build_one() {
 	log "built $variant-$flavour in $((SECONDS - t0)) s"
 }
 
-extract
-for v in $variants; do
+for k in $kvers; do
+	set_tree "$k"
+	extract
+	# Flavour by flavour: the second variant of an object dir is the
+	# incremental one.
 	for f in $flavours; do
-		build_one "$v" "$f"
+		for v in $variants; do
+			build_one "$v" "$f"
+		done
 	done
 done

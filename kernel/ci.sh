@@ -3,17 +3,19 @@
 #
 # CI entry point for the kernel series: bash kernel/ci.sh
 #
-# Installs what it needs (Debian 12, apt-get), checks that the series
-# applies to a fresh extraction and passes checkpatch --strict, builds the
-# four kernels (kernel/build.sh), boots them (kernel/boot-test.sh), and ends
-# with a line "N passed, M failed".  Exits non-zero if anything failed.
+# Installs what it needs (Debian 12, apt-get), checks that both series
+# (kernel/patches/ for linux-source-6.1, kernel/patches-6.12/ for
+# linux-source-6.12) apply to fresh extractions and pass checkpatch
+# --strict, builds the eight kernels (kernel/build.sh), boots them
+# (kernel/boot-test.sh, six boots per tree), and ends with a line
+# "N passed, M failed".  Exits non-zero if anything failed.
 # "--checks-only" stops after the apply and checkpatch checks.
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(dirname "$here")
 root=${KBUILD_ROOT:-$repo/build-kernel}
-tarball=${LINUX_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
+kvers="6.1 6.12"
 pass=0 fail=0 failed=""
 t_start=$SECONDS
 checks_only=0
@@ -32,7 +34,7 @@ summary() {
 }
 
 # --- packages ------------------------------------------------------------
-pkgs="linux-source-6.1 qemu-system-x86 busybox-static e2fsprogs bc bison flex
+pkgs="linux-source-6.1 linux-source-6.12 ccache qemu-system-x86 busybox-static e2fsprogs bc bison flex
       libelf-dev libssl-dev cpio gcc make libc6-dev xz-utils patch perl"
 step "packages"
 missing=""
@@ -52,24 +54,7 @@ if [ -n "$missing" ]; then
 	fi
 fi
 
-# --- the series applies to a fresh extraction, without fuzz ------------------
-step "series applies to a fresh tree"
-fresh=$(mktemp -d "${TMPDIR:-/tmp}/kernel-ci.XXXXXX")
-ftree=$fresh/linux-source-6.1
-applied=1
-if tar -C "$fresh" -xf "$tarball" &&
-   (cd "$ftree" && while read -r p; do
-	[ -n "$p" ] || continue
-	patch -p1 -s -F0 -N --no-backup-if-mismatch < "$here/patches/$p" || exit 1
-   done < "$here/patches/series"); then
-	ok "series applies (patch -F0) to a fresh $(basename "$tarball")"
-else
-	ko "series applies"
-	applied=0
-fi
-
-# --- checkpatch (in the fresh tree: in-tree mode) -------------------------------
-step "checkpatch --strict"
+# --- per tree: the series applies, checkpatch, MAINTAINERS ------------------
 allowed() {	# allowed <patch> <type>
 	local glob type reason
 	while read -r glob type reason; do
@@ -79,61 +64,98 @@ allowed() {	# allowed <patch> <type>
 	done < "$here/checkpatch-allow"
 	return 1
 }
-while read -r p; do
-	[ -n "$p" ] || continue
-	bad=0
-	out=$(cd "$ftree" && scripts/checkpatch.pl --strict --terse --show-types "$here/patches/$p" 2>&1)
-	while IFS= read -r line; do
-		type=$(echo "$line" | sed -nE 's/^[^:]+:[0-9]+: (ERROR|WARNING|CHECK):([A-Z_]+):.*/\2/p')
-		[ -n "$type" ] || continue
-		if allowed "$p" "$type"; then
-			echo "  allowed: $line"
-		else
-			echo "  $line"
-			bad=1
-		fi
-	done <<< "$out"
-	echo "  $(echo "$out" | grep -E '^total:' || echo "$out" | tail -1)"
-	if [ $bad = 0 ]; then ok "checkpatch --strict $p"; else ko "checkpatch $p"; fi
-done < "$here/patches/series"
 
-# Every file the series adds must be covered by a MAINTAINERS entry (the
-# question FILE_PATH_CHANGES asks).
-if [ $applied = 1 ]; then
-	newfiles=$(awk '/^--- \/dev\/null/ { n = 1; next }
-			n && /^\+\+\+ b\// { print substr($0, 7) } { n = 0 }' "$here"/patches/*.patch)
-	mbad=0
-	for f in $newfiles; do
-		m=$(cd "$ftree" && scripts/get_maintainer.pl --no-git --no-rolestats -f "$f" 2>/dev/null |
-			grep -v "linux-kernel@vger" | head -1)
-		echo "  $f: ${m:-NOBODY}"
-		[ -n "$m" ] || mbad=1
-	done
-	if [ $mbad = 0 ]; then ok "MAINTAINERS covers new files"; else ko "MAINTAINERS coverage"; fi
-fi
-rm -rf "$fresh"
+check_series() {	# check_series <kver> <patch dir>
+	local kver=$1 pdir=$2 tarball=/usr/src/linux-source-$1.tar.xz
+	local fresh ftree applied=1 p bad out line type newfiles mbad f m
+
+	step "$kver: series applies to a fresh tree"
+	fresh=$(mktemp -d "${TMPDIR:-/tmp}/kernel-ci.XXXXXX")
+	ftree=$fresh/linux-source-$kver
+	if tar -C "$fresh" -xf "$tarball" &&
+	   (cd "$ftree" && while read -r p; do
+		[ -n "$p" ] || continue
+		patch -p1 -s -F0 -N --no-backup-if-mismatch < "$pdir/$p" || exit 1
+	   done < "$pdir/series"); then
+		ok "$kver: series applies (patch -F0) to a fresh $(basename "$tarball")"
+	else
+		ko "$kver: series applies"
+		applied=0
+	fi
+
+	# checkpatch from the fresh tree: in-tree mode.
+	step "$kver: checkpatch --strict"
+	while read -r p; do
+		[ -n "$p" ] || continue
+		bad=0
+		out=$(cd "$ftree" && scripts/checkpatch.pl --strict --terse --show-types "$pdir/$p" 2>&1)
+		while IFS= read -r line; do
+			type=$(echo "$line" | sed -nE 's/^[^:]+:[0-9]+: (ERROR|WARNING|CHECK):([A-Z_]+):.*/\2/p')
+			[ -n "$type" ] || continue
+			if allowed "$p" "$type"; then
+				echo "  allowed: $line"
+			else
+				echo "  $line"
+				bad=1
+			fi
+		done <<< "$out"
+		echo "  $(echo "$out" | grep -E '^total:' || echo "$out" | tail -1)"
+		if [ $bad = 0 ]; then ok "$kver: checkpatch --strict $p"; else ko "$kver: checkpatch $p"; fi
+	done < "$pdir/series"
+
+	# Every file the series adds must be covered by a MAINTAINERS entry
+	# (the question FILE_PATH_CHANGES asks).
+	if [ $applied = 1 ]; then
+		newfiles=$(awk '/^--- \/dev\/null/ { n = 1; next }
+				n && /^\+\+\+ b\// { print substr($0, 7) } { n = 0 }' "$pdir"/*.patch)
+		mbad=0
+		for f in $newfiles; do
+			m=$(cd "$ftree" && scripts/get_maintainer.pl --no-git --no-rolestats -f "$f" 2>/dev/null |
+				grep -v "linux-kernel@vger" | head -1)
+			echo "  $f: ${m:-NOBODY}"
+			[ -n "$m" ] || mbad=1
+		done
+		if [ $mbad = 0 ]; then ok "$kver: MAINTAINERS covers new files"; else ko "$kver: MAINTAINERS coverage"; fi
+	fi
+	rm -rf "$fresh"
+}
+
+check_series 6.1 "$here/patches"
+check_series 6.12 "$here/patches-6.12"
 
 [ $checks_only = 1 ] && summary
 
 # --- build ------------------------------------------------------------------
-step "build (kernel/build.sh)"
-if bash "$here/build.sh"; then
-	ok "build unpatched+patched x debug+prod"
-else
-	ko "build"
-	summary
-fi
+built=""
+for k in $kvers; do
+	step "$k: build (kernel/build.sh --tree $k)"
+	t0=$SECONDS
+	if bash "$here/build.sh" --tree "$k"; then
+		ok "$k: build unpatched+patched x debug+prod ($((SECONDS - t0)) s)"
+		built="$built $k"
+	else
+		ko "$k: build"
+	fi
+done
+[ -n "$built" ] || summary
 
 # --- boots ------------------------------------------------------------------
 step "boot tests (kernel/boot-test.sh)"
 bootlog=$root/boot-test.log
-bash "$here/boot-test.sh" 2>&1 | tee "$bootlog"
+t0=$SECONDS
+for k in $built; do
+	bash "$here/boot-test.sh" --tree "$k" 2>&1
+done | tee "$bootlog"
+echo "boots took $((SECONDS - t0)) s"
 while read -r line; do
 	case $line in
 	PASS\ *) ok "boot ${line#PASS }" ;;
 	FAIL\ *) ko "boot ${line#FAIL }" ;;
 	esac
 done < <(grep -E "^(PASS|FAIL) " "$bootlog")
-grep -qE "^boot-test: [0-9]+ passed" "$bootlog" || ko "boot-test.sh did not finish"
+[ "$(grep -cE "^boot-test: [0-9]+ passed" "$bootlog")" = "$(echo $built | wc -w)" ] ||
+	ko "boot-test.sh did not finish"
+# Counters per boot, for the summary.
+grep -E "^  counters " "$bootlog"
 
 summary

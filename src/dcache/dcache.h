@@ -300,16 +300,19 @@ extern const struct dcsim_dput_strategy dcsim_dput_fast_strategy;
 extern const struct dcsim_dput_strategy dcsim_dput_retain_strategy;
 extern const struct dcsim_dput_strategy dcsim_dput_fast_htm_strategy;
 extern const struct dcsim_dput_strategy dcsim_dput_fast_htm_all_strategy;
+extern const struct dcsim_dput_strategy dcsim_dput_retain_htm_strategy;
 
-/* Which puts of the 6.1 loop try the fast-htm transaction first. */
+/* Which puts of the 6.1 (or 6.8+) loop try the fast-htm transaction first. */
 enum fast_htm {
 	FAST_HTM_NONE,		/* fast: none */
-	FAST_HTM_FINAL,		/* fast-htm: only one that would reach zero */
+	FAST_HTM_FINAL,		/* fast-htm, retain-htm: only one that would reach zero */
 	FAST_HTM_ALL,		/* fast-htm-all: every put (the first design) */
 };
 
 /* dput-fast.c: the 6.1 dput loop, optionally with the fast-htm transaction. */
 enum dcsim_dput_path __dcsim_dput_61(struct dcsim_dentry *d, enum fast_htm htm);
+/* dput-retain.c: the 6.8+ dput loop, optionally with the same transaction. */
+enum dcsim_dput_path __dcsim_dput_68(struct dcsim_dentry *d, enum fast_htm htm);
 /* dput-fast-htm.c: the transaction; true if the put is complete. */
 bool fast_dput_txn(struct dcsim_dentry *d);
 /* dput-fast-htm.c: whether this put is one for the transaction (fast-htm). */

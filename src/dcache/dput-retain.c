@@ -135,12 +135,21 @@ struct dcsim_dentry *__dentry_kill_68(struct dcsim_dentry *d)
 }
 
 /*
- * models fs/dcache.c:fast_dput() (6.8+).  Under rcu_read_lock().
+ * models fs/dcache.c:fast_dput() (6.8+), and with @htm FAST_HTM_FINAL the
+ * fast_dput() of our 6.12 series (retain-htm, dput-retain-htm.c).  Under
+ * rcu_read_lock().
  * Return: true if done; false with d_lock held, count 0: kill it.
  */
-static bool fast_dput_68(struct dcsim_dentry *d, enum dcsim_dput_path *path)
+static bool fast_dput_68(struct dcsim_dentry *d, enum fast_htm htm, enum dcsim_dput_path *path)
 {
 	int ret;
+
+	/* retain-htm: the transaction of the series (dput-fast-htm.c), first. */
+	if (htm == FAST_HTM_FINAL && dcsim_htm_live() && fast_dput_wants_txn(d) &&
+	    fast_dput_txn(d)) {
+		*path = DCSIM_DPUT_PATH_HTM;
+		return true;
+	}
 
 	ret = dcsim_lockref_put_return(&d->d_lockref);
 	if (unlikely(ret < 0)) {
@@ -170,13 +179,13 @@ locked:
 	return false;
 }
 
-/* models fs/dcache.c:dput() (6.8+), with finish_dput() inline */
-static enum dcsim_dput_path dput_retain(struct dcsim_dentry *d)
+/* models fs/dcache.c:dput() (6.8+); shared with retain-htm */
+enum dcsim_dput_path __dcsim_dput_68(struct dcsim_dentry *d, enum fast_htm htm)
 {
 	enum dcsim_dput_path path = DCSIM_DPUT_PATH_CAS;
 
 	dcsim_rcu_read_lock();
-	if (likely(fast_dput_68(d, &path))) {
+	if (likely(fast_dput_68(d, htm, &path))) {
 		dcsim_rcu_read_unlock();
 		return path;
 	}
@@ -204,6 +213,11 @@ static enum dcsim_dput_path dput_retain(struct dcsim_dentry *d)
 	d_unlock(d);
 	dcsim_rcu_read_unlock();
 	return path;
+}
+
+static enum dcsim_dput_path dput_retain(struct dcsim_dentry *d)
+{
+	return __dcsim_dput_68(d, FAST_HTM_NONE);
 }
 
 const struct dcsim_dput_strategy dcsim_dput_retain_strategy = {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The registry of dput strategies: the seven built-ins, then whatever users
+ * The registry of dput strategies: the eight built-ins, then whatever users
  * register.  Entries are never removed, so readers need no lock beyond the
  * release/acquire on the count.
  */
@@ -23,8 +23,9 @@ static const struct dcsim_dput_strategy *registry[DCSIM_MAX_STRATEGIES] = {
 	&dcsim_dput_retain_strategy,
 	&dcsim_dput_fast_htm_strategy,
 	&dcsim_dput_fast_htm_all_strategy,
+	&dcsim_dput_retain_htm_strategy,
 };
-static size_t nr_registered = 7;
+static size_t nr_registered = 8;
 
 size_t dcsim_strategy_count(void)
 {

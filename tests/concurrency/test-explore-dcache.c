@@ -65,6 +65,9 @@ static const struct {
 	{ "fast-htm",	COMMON | KILL_417 | 1ull << DCSIM_COVER_HTM_LOCKED |
 			1ull << DCSIM_COVER_HTM_NOLRU },
 	{ "fast-htm-all", COMMON | KILL_417 | HTM_ABORTS },
+	/* Series v3 (6.12): fast-htm's transaction on retain's code, same reach. */
+	{ "retain-htm",	COMMON | KILL_68 | 1ull << DCSIM_COVER_HTM_LOCKED |
+			1ull << DCSIM_COVER_HTM_NOLRU },
 };
 
 static uint64_t expected_labels(const char *name)
