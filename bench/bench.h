@@ -30,6 +30,8 @@
 #include <dcsim/stats.h>
 #include <dcsim/strategy.h>
 
+#include "../src/rng.h"
+
 #define BENCH_MAX_THREADS	128
 #define BENCH_NR_BOUNDS	4	/* subjects 0..3 of every run: floor, cmpxchg, spin, raw-lockref */
 #define BENCH_SUBJ_FLOOR	0
@@ -67,7 +69,7 @@ struct bench_sample {
 struct bench_worker {
 	unsigned int id;	/* 0 .. nthreads-1 */
 	unsigned int nthreads;
-	uint64_t rng;		/* xorshift state, seeded from --seed and id */
+	uint64_t rng;		/* splitmix64 state, seeded from --seed and id */
 	void *priv;		/* the workload's per-thread state */
 };
 
@@ -228,16 +230,10 @@ void bench_pool_stop(void);
 int bench_run_cell(struct bench_config *cfg, const struct bench_workload *wl,
 		   const struct bench_subject *subj, unsigned int nthreads,
 		   struct bench_sample *out);
+/* The project's one generator (src/rng.h): picks paths, names and ops. */
 static inline uint64_t bench_rand(uint64_t *s)
 {
-	/* xorshift64*: cheap, good enough to pick paths and names */
-	uint64_t x = *s;
-
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	*s = x;
-	return x * 0x2545f4914f6cdd1dull;
+	return splitmix64_next(s);
 }
 
 /* bounds.c */

@@ -30,16 +30,6 @@
 
 #define BOOT_ROUNDS	1000
 
-static uint64_t boot_rand(uint64_t *s)
-{
-	/* splitmix64: any seed, including 0, gives a full-period stream */
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
 static void swap(double *a, double *b)
 {
 	double t = *a;
@@ -111,7 +101,7 @@ static void resample_median(const double *v, unsigned int n, uint64_t *rng, doub
 			    double *out)
 {
 	for (unsigned int i = 0; i < n; i++)
-		tmp[i] = v[boot_rand(rng) % n];
+		tmp[i] = v[splitmix64_below(rng, n)];
 	*out = median_of(tmp, n);
 }
 
