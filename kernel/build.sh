@@ -128,7 +128,7 @@ configure() {
 
 # Every value a fragment asks for must survive olddefconfig.
 check_config() {
-	local config=$1 bad=0 line sym val got; shift
+	local config=$1 bad=0 line sym val got f; shift
 	for f in "$@"; do
 		while read -r line; do
 			case $line in
@@ -190,9 +190,9 @@ for k in $kvers; do
 	extract
 	# Flavour by flavour: the second variant of an object dir is the
 	# incremental one.
-	for f in $flavours; do
-		for v in $variants; do
-			build_one "$v" "$f"
+	for fl in $flavours; do
+		for va in $variants; do
+			build_one "$va" "$fl"
 		done
 	done
 done
