@@ -79,21 +79,21 @@ void dstat_first_use(struct dcsim_cache *c, unsigned int slot);
  * writer: no shared cache line is written.  The first use of a slot raises
  * the cache's high-water mark (rare), so that readers sum only the slots
  * that can be non-zero.  The block is remembered per thread (thread.h:
- * __dcsim_blk), so counting in the cache a thread counted in last costs a
+ * dcsim_self_blk), so counting in the cache a thread counted in last costs a
  * compare and a load before the add.
  */
 struct dcache_pcpu *dstat_block_slow(struct dcsim_cache *c);
 
 static inline struct dcache_pcpu *dstat_block(struct dcsim_cache *c)
 {
-	if (likely(__dcsim_blk.owner == c))
-		return __dcsim_blk.block;
+	if (likely(dcsim_self_blk.owner == c))
+		return dcsim_self_blk.block;
 	return dstat_block_slow(c);
 }
 
 static inline void dstat_add(struct dcsim_cache *c, enum dcsim_cache_stat s, int64_t n)
 {
-	__dcsim_counter_add(&dstat_block(c)->v[s], (uint64_t)n);
+	dcsim_counter_add(&dstat_block(c)->v[s], (uint64_t)n);
 }
 
 static inline void dstat_inc(struct dcsim_cache *c, enum dcsim_cache_stat s)
@@ -117,8 +117,8 @@ static inline void dstat_dput(struct dcsim_cache *c, enum dcsim_dput_path path)
 		return;
 	}
 	p = dstat_block(c);
-	__dcsim_counter_add(&p->v[DCSIM_CS_DPUT], 1);
-	__dcsim_counter_add(&p->v[path == DCSIM_DPUT_PATH_CAS ? DCSIM_CS_DPUT_CAS :
+	dcsim_counter_add(&p->v[DCSIM_CS_DPUT], 1);
+	dcsim_counter_add(&p->v[path == DCSIM_DPUT_PATH_CAS ? DCSIM_CS_DPUT_CAS :
 				  path == DCSIM_DPUT_PATH_HTM ? DCSIM_CS_DPUT_HTM :
 				  DCSIM_CS_DPUT_LOCKED], 1);
 }
