@@ -288,10 +288,10 @@ void htm_count_abort(dcsim_htm_status_t st)
 	struct dcsim_htm_abort a = dcsim_htm_decode(st);
 	struct dcsim_thread *t = __dcsim_thread();
 
-	__dcsim_counter_add(&t->stats.v[DCSIM_STAT_HTM_ABORTS], 1);
-	__dcsim_counter_add(&t->stats.v[DCSIM_STAT_HTM_ABORT_FIRST + a.cause], 1);
+	dcsim_counter_add(&t->stats.v[DCSIM_STAT_HTM_ABORTS], 1);
+	dcsim_counter_add(&t->stats.v[DCSIM_STAT_HTM_ABORT_FIRST + a.cause], 1);
 	if (a.cause == DCSIM_HTM_CAUSE_EXPLICIT)
-		__dcsim_counter_add(&t->stats.htm_explicit_code[a.code], 1);
+		dcsim_counter_add(&t->stats.htm_explicit_code[a.code], 1);
 }
 
 /*

@@ -27,18 +27,18 @@
  * Kernel-style warnings: print once per call site with the location, and
  * count every hit in a global counter that tests can read.
  */
-void __dcsim_warn(const char *file, int line, const char *func, const char *cond);
+void dcsim_warn_report(const char *file, int line, const char *func, const char *cond);
 /* Every hit: counted and kept as the last warning; printed if @print. */
-void __dcsim_warn_hit(const char *file, int line, const char *func, const char *cond,
+void dcsim_warn_hit(const char *file, int line, const char *func, const char *cond,
 		      bool print);
 /* dcsim_warn_set_quiet() in force: details after a warning are not printed either. */
-bool __dcsim_warn_quiet(void);
+bool dcsim_warn_quiet(void);
 
 #define WARN_ON_ONCE(cond) __extension__ ({					\
 	int __w = !!(cond);							\
 	if (unlikely(__w)) {							\
 		static int __warned;						\
-		__dcsim_warn_hit(__FILE__, __LINE__, __func__, #cond,		\
+		dcsim_warn_hit(__FILE__, __LINE__, __func__, #cond,		\
 				 !__atomic_exchange_n(&__warned, 1, __ATOMIC_RELAXED)); \
 	}									\
 	unlikely(__w);								\

@@ -243,7 +243,7 @@ void __dcsim_rcu_thread_online_slow(void)
 
 static inline void rcu_thread_online(void)
 {
-	struct dcsim_thread *t = __dcsim_self;
+	struct dcsim_thread *t = dcsim_self;
 
 	if (unlikely(!t || !t->rcu_registered))
 		__dcsim_rcu_thread_online_slow();

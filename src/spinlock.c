@@ -17,9 +17,9 @@ void dcsim_spin_unlock_unheld(const dcsim_spinlock_t *lock)
 	 * WARN_ON_ONCE does): the caller is the inline unlock, one "site" for
 	 * every lock, and each hit is a separate bug with its own lock.
 	 */
-	__dcsim_warn(__FILE__, __LINE__, "dcsim_spin_unlock",
+	dcsim_warn_report(__FILE__, __LINE__, "dcsim_spin_unlock",
 		     "unlock of a spinlock that is not held: refused");
-	if (!__dcsim_warn_quiet())
+	if (!dcsim_warn_quiet())
 		fprintf(stderr, "dcsim:   lock %p (value %#x), unlocked from %p\n", (const void *)lock,
 			__atomic_load_n(&lock->val, __ATOMIC_RELAXED),
 			__builtin_return_address(0));

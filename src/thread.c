@@ -15,8 +15,8 @@
 #include "thread.h"
 
 /* initial-exec: a plain %fs-relative access, no __tls_get_addr call per op. */
-__thread struct dcsim_thread *__dcsim_self __attribute__((tls_model("initial-exec")));
-__thread struct dcsim_thread_blk __dcsim_blk __attribute__((tls_model("initial-exec")));
+__thread struct dcsim_thread *dcsim_self __attribute__((tls_model("initial-exec")));
+__thread struct dcsim_thread_blk dcsim_self_blk __attribute__((tls_model("initial-exec")));
 
 /* Registry of live threads and the totals of those that have exited. */
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -53,9 +53,9 @@ static void thread_destroy(void *arg)
 	slot_map[t->slot / 64] &= ~(1ull << (t->slot % 64));
 	pthread_mutex_unlock(&registry_lock);
 
-	__dcsim_self = NULL;
-	__dcsim_blk.owner = NULL;	/* its block was in t's slot */
-	__dcsim_blk.block = NULL;
+	dcsim_self = NULL;
+	dcsim_self_blk.owner = NULL;	/* its block was in t's slot */
+	dcsim_self_blk.block = NULL;
 	free(t);
 }
 
@@ -67,7 +67,7 @@ static void thread_key_init(void)
 	}
 }
 
-struct dcsim_thread *__dcsim_thread_create(void)
+struct dcsim_thread *dcsim_thread_create(void)
 {
 	struct dcsim_thread *t;
 	unsigned int slot = DCSIM_MAX_THREADS;
@@ -100,7 +100,7 @@ struct dcsim_thread *__dcsim_thread_create(void)
 		abort();
 	}
 	pthread_setspecific(thread_key, t);
-	__dcsim_self = t;
+	dcsim_self = t;
 	return t;
 }
 

@@ -23,7 +23,7 @@ struct dcsim_thread {
 	struct dcsim_stats stats;	/* written by this thread only */
 };
 
-extern __thread struct dcsim_thread *__dcsim_self __attribute__((tls_model("initial-exec")));
+extern __thread struct dcsim_thread *dcsim_self __attribute__((tls_model("initial-exec")));
 
 /*
  * A one-entry per-thread cache for per-object, per-thread counter blocks
@@ -39,21 +39,21 @@ struct dcsim_thread_blk {
 	void *block;
 };
 
-extern __thread struct dcsim_thread_blk __dcsim_blk __attribute__((tls_model("initial-exec")));
+extern __thread struct dcsim_thread_blk dcsim_self_blk __attribute__((tls_model("initial-exec")));
 
-struct dcsim_thread *__dcsim_thread_create(void);
+struct dcsim_thread *dcsim_thread_create(void);
 
 static inline struct dcsim_thread *__dcsim_thread(void)
 {
-	struct dcsim_thread *t = __dcsim_self;
+	struct dcsim_thread *t = dcsim_self;
 
 	if (dcsim_unlikely(!t))
-		t = __dcsim_thread_create();
+		t = dcsim_thread_create();
 	return t;
 }
 
 /* The calling thread's slot, 0 .. DCSIM_MAX_THREADS-1. */
-static inline unsigned int __dcsim_thread_slot(void)
+static inline unsigned int dcsim_thread_slot(void)
 {
 	return __dcsim_thread()->slot;
 }
@@ -66,7 +66,7 @@ static inline unsigned int __dcsim_thread_slot(void)
  * must see the access as atomic), a relaxed load and store, which keep the
  * count readable without a data race.
  */
-static inline void __dcsim_counter_add(uint64_t *ctr, uint64_t n)
+static inline void dcsim_counter_add(uint64_t *ctr, uint64_t n)
 {
 #if defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
 	__asm__ ("addq %1, %0" : "+m" (*ctr) : "er" (n) : "cc");
@@ -75,9 +75,9 @@ static inline void __dcsim_counter_add(uint64_t *ctr, uint64_t n)
 #endif
 }
 
-static inline void __dcsim_stat_add(enum dcsim_stat stat, uint64_t n)
+static inline void dcsim_stat_add(enum dcsim_stat stat, uint64_t n)
 {
-	__dcsim_counter_add(&__dcsim_thread()->stats.v[stat], n);
+	dcsim_counter_add(&__dcsim_thread()->stats.v[stat], n);
 }
 
 /* The calling thread's own count of @stat (it is the only writer). */
@@ -88,7 +88,7 @@ static inline uint64_t __dcsim_stat_self(enum dcsim_stat stat)
 
 static inline void __dcsim_stat_inc(enum dcsim_stat stat)
 {
-	__dcsim_stat_add(stat, 1);
+	dcsim_stat_add(stat, 1);
 }
 
 #endif /* DCSIM_SRC_THREAD_H */

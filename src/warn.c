@@ -22,7 +22,7 @@ static struct {
 	int line;
 } warn_last;
 
-void __dcsim_warn_hit(const char *file, int line, const char *func, const char *cond,
+void dcsim_warn_hit(const char *file, int line, const char *func, const char *cond,
 		      bool print)
 {
 	__atomic_fetch_add(&warn_count, 1, __ATOMIC_RELAXED);
@@ -38,13 +38,13 @@ void __dcsim_warn_hit(const char *file, int line, const char *func, const char *
 }
 
 /* @file == NULL: a hit counted without a site. */
-void __dcsim_warn(const char *file, int line, const char *func, const char *cond)
+void dcsim_warn_report(const char *file, int line, const char *func, const char *cond)
 {
 	if (!file) {
 		__atomic_fetch_add(&warn_count, 1, __ATOMIC_RELAXED);
 		return;
 	}
-	__dcsim_warn_hit(file, line, func, cond, true);
+	dcsim_warn_hit(file, line, func, cond, true);
 }
 
 bool dcsim_warn_last(char *buf, size_t len)
@@ -62,7 +62,7 @@ bool dcsim_warn_last(char *buf, size_t len)
 	return any;
 }
 
-bool __dcsim_warn_quiet(void)
+bool dcsim_warn_quiet(void)
 {
 	return __atomic_load_n(&warn_quiet, __ATOMIC_RELAXED);
 }

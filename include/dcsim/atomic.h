@@ -65,32 +65,32 @@ enum dcsim_access {
  */
 DCSIM_API void dcsim_sched_point(enum dcsim_access acc, const volatile void *addr,
 				 unsigned int size, const char *func, int line);
-#define __dcsim_sp(acc, p) \
+#define dcsim_sp_point(acc, p) \
 	dcsim_sched_point((acc), (p), (unsigned int)sizeof(*(p)), __func__, __LINE__)
 #define __dcsim_sp_fence(acc) dcsim_sched_point((acc), NULL, 0u, __func__, __LINE__)
 #else
-#define __dcsim_sp(acc, p)	((void)0)
+#define dcsim_sp_point(acc, p)	((void)0)
 #define __dcsim_sp_fence(acc)	((void)0)
 #endif
 
 /* Relaxed single-copy-atomic accesses: the kernel's READ_ONCE/WRITE_ONCE. */
 #define DCSIM_READ_ONCE(x) __extension__ ({					\
-	__dcsim_sp(DCSIM_ACC_LOAD, &(x));					\
+	dcsim_sp_point(DCSIM_ACC_LOAD, &(x));					\
 	__atomic_load_n(&(x), __ATOMIC_RELAXED);				\
 })
 
 #define DCSIM_WRITE_ONCE(x, v) do {						\
-	__dcsim_sp(DCSIM_ACC_STORE, &(x));					\
+	dcsim_sp_point(DCSIM_ACC_STORE, &(x));					\
 	__atomic_store_n(&(x), (v), __ATOMIC_RELAXED);				\
 } while (0)
 
 #define dcsim_load_acquire(p) __extension__ ({					\
-	__dcsim_sp(DCSIM_ACC_LOAD_ACQUIRE, (p));					\
+	dcsim_sp_point(DCSIM_ACC_LOAD_ACQUIRE, (p));					\
 	__atomic_load_n((p), __ATOMIC_ACQUIRE);					\
 })
 
 #define dcsim_store_release(p, v) do {						\
-	__dcsim_sp(DCSIM_ACC_STORE, (p));					\
+	dcsim_sp_point(DCSIM_ACC_STORE, (p));					\
 	__atomic_store_n((p), (v), __ATOMIC_RELEASE);				\
 } while (0)
 
@@ -100,7 +100,7 @@ DCSIM_API void dcsim_sched_point(enum dcsim_access acc, const volatile void *add
  * Acquire on failure so that a retry loop reads a consistent snapshot.
  */
 #define dcsim_try_cmpxchg(p, oldp, new) __extension__ ({			\
-	__dcsim_sp(DCSIM_ACC_RMW, (p));						\
+	dcsim_sp_point(DCSIM_ACC_RMW, (p));						\
 	__atomic_compare_exchange_n((p), (oldp), (new), false,			\
 				    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);	\
 })
@@ -112,59 +112,59 @@ DCSIM_API void dcsim_sched_point(enum dcsim_access acc, const volatile void *add
  * a caller that must read after it pairs it with smp_rmb() or smp_mb().
  */
 #define dcsim_try_cmpxchg_relaxed(p, oldp, new) __extension__ ({		\
-	__dcsim_sp(DCSIM_ACC_RMW_RELAXED, (p));					\
+	dcsim_sp_point(DCSIM_ACC_RMW_RELAXED, (p));					\
 	__atomic_compare_exchange_n((p), (oldp), (new), false,			\
 				    __ATOMIC_RELAXED, __ATOMIC_RELAXED);	\
 })
 
 /* dcsim_cmpxchg() - fully ordered; returns the value found at *p. */
 #define dcsim_cmpxchg(p, old, new) __extension__ ({				\
-	__typeof__(*(p)) __dcsim_old = (old);					\
-	__dcsim_sp(DCSIM_ACC_RMW, (p));						\
-	__atomic_compare_exchange_n((p), &__dcsim_old, (new), false,		\
+	__typeof__(*(p)) dcsim_old_ = (old);					\
+	dcsim_sp_point(DCSIM_ACC_RMW, (p));						\
+	__atomic_compare_exchange_n((p), &dcsim_old_, (new), false,		\
 				    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);	\
-	__dcsim_old;								\
+	dcsim_old_;								\
 })
 
 #define dcsim_xchg(p, v) __extension__ ({					\
-	__dcsim_sp(DCSIM_ACC_RMW, (p));						\
+	dcsim_sp_point(DCSIM_ACC_RMW, (p));						\
 	__atomic_exchange_n((p), (v), __ATOMIC_SEQ_CST);			\
 })
 
 /* Value-returning arithmetic: fully ordered, like the kernel's. */
 #define dcsim_add_return(p, v) __extension__ ({					\
-	__dcsim_sp(DCSIM_ACC_RMW, (p));						\
+	dcsim_sp_point(DCSIM_ACC_RMW, (p));						\
 	__atomic_add_fetch((p), (v), __ATOMIC_SEQ_CST);				\
 })
 
 #define dcsim_fetch_add(p, v) __extension__ ({					\
-	__dcsim_sp(DCSIM_ACC_RMW, (p));						\
+	dcsim_sp_point(DCSIM_ACC_RMW, (p));						\
 	__atomic_fetch_add((p), (v), __ATOMIC_SEQ_CST);				\
 })
 
 #define dcsim_fetch_add_acquire(p, v) __extension__ ({				\
-	__dcsim_sp(DCSIM_ACC_RMW, (p));						\
+	dcsim_sp_point(DCSIM_ACC_RMW, (p));						\
 	__atomic_fetch_add((p), (v), __ATOMIC_ACQUIRE);				\
 })
 
 #define dcsim_fetch_or(p, v) __extension__ ({					\
-	__dcsim_sp(DCSIM_ACC_RMW, (p));						\
+	dcsim_sp_point(DCSIM_ACC_RMW, (p));						\
 	__atomic_fetch_or((p), (v), __ATOMIC_SEQ_CST);				\
 })
 
 #define dcsim_fetch_and(p, v) __extension__ ({					\
-	__dcsim_sp(DCSIM_ACC_RMW, (p));						\
+	dcsim_sp_point(DCSIM_ACC_RMW, (p));						\
 	__atomic_fetch_and((p), (v), __ATOMIC_SEQ_CST);				\
 })
 
 /* Non-returning arithmetic: relaxed, like the kernel's atomic_inc(). */
 #define dcsim_atomic_add(p, v) do {						\
-	__dcsim_sp(DCSIM_ACC_RMW, (p));						\
+	dcsim_sp_point(DCSIM_ACC_RMW, (p));						\
 	(void)__atomic_fetch_add((p), (v), __ATOMIC_RELAXED);			\
 } while (0)
 
 #define dcsim_atomic_sub(p, v) do {						\
-	__dcsim_sp(DCSIM_ACC_RMW, (p));						\
+	dcsim_sp_point(DCSIM_ACC_RMW, (p));						\
 	(void)__atomic_fetch_sub((p), (v), __ATOMIC_RELAXED);			\
 } while (0)
 
@@ -176,42 +176,42 @@ DCSIM_API void dcsim_sched_point(enum dcsim_access acc, const volatile void *add
  */
 #if defined(__SANITIZE_THREAD__)
 DCSIM_API extern int dcsim_tsan_fence_word;
-#define __dcsim_fence(order) \
+#define dcsim_fence_order(order) \
 	((void)__atomic_fetch_add(&dcsim_tsan_fence_word, 0, __ATOMIC_SEQ_CST))
 #else
-#define __dcsim_fence(order)	__atomic_thread_fence(order)
+#define dcsim_fence_order(order)	__atomic_thread_fence(order)
 #endif
 
 #define dcsim_smp_mb() do {							\
 	__dcsim_sp_fence(DCSIM_ACC_FENCE);					\
-	__dcsim_fence(__ATOMIC_SEQ_CST);					\
+	dcsim_fence_order(__ATOMIC_SEQ_CST);					\
 } while (0)
 
 /* Orders earlier loads before later loads (and, here, before stores). */
 #define dcsim_smp_rmb() do {							\
 	__dcsim_sp_fence(DCSIM_ACC_RMB);					\
-	__dcsim_fence(__ATOMIC_ACQUIRE);					\
+	dcsim_fence_order(__ATOMIC_ACQUIRE);					\
 } while (0)
 
 /* Orders earlier stores (and loads) before later stores. */
 #define dcsim_smp_wmb() do {							\
 	__dcsim_sp_fence(DCSIM_ACC_WMB);					\
-	__dcsim_fence(__ATOMIC_RELEASE);					\
+	dcsim_fence_order(__ATOMIC_RELEASE);					\
 } while (0)
 
 /* Busy-wait hint; in the check build it tells the explorer to run someone else. */
 #if defined(__x86_64__) || defined(__i386__)
-#define __dcsim_relax()	__builtin_ia32_pause()
+#define dcsim_relax_cpu()	__builtin_ia32_pause()
 #elif defined(__powerpc64__)
 /* "or 1,1,1" lowers SMT thread priority, the kernel's HMT_low(). */
-#define __dcsim_relax()	__asm__ __volatile__("or 1,1,1\n\tor 2,2,2" ::: "memory")
+#define dcsim_relax_cpu()	__asm__ __volatile__("or 1,1,1\n\tor 2,2,2" ::: "memory")
 #else
-#define __dcsim_relax()	dcsim_barrier()
+#define dcsim_relax_cpu()	dcsim_barrier()
 #endif
 
 #define dcsim_cpu_relax() do {							\
 	__dcsim_sp_fence(DCSIM_ACC_SPIN);					\
-	__dcsim_relax();							\
+	dcsim_relax_cpu();							\
 } while (0)
 
 #endif /* DCSIM_ATOMIC_H */

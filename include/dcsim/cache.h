@@ -51,21 +51,21 @@ DCSIM_API struct dcsim_cache *dcsim_cache_create_named(const char *strategy);
  * mismatch they print why and return NULL with errno ELIBBAD.
  */
 static inline struct dcsim_cache *
-__dcsim_cache_create_checked(const struct dcsim_cache_config *config)
+dcsim_cache_create_checked(const struct dcsim_cache_config *config)
 {
 	if (dcsim_flavour_check(DCSIM_HEADER_FLAVOUR, "dcsim_cache_create()"))
 		return NULL;
 	return (dcsim_cache_create)(config);
 }
 
-static inline struct dcsim_cache *__dcsim_cache_create_named_checked(const char *strategy)
+static inline struct dcsim_cache *dcsim_cache_create_named_checked(const char *strategy)
 {
 	if (dcsim_flavour_check(DCSIM_HEADER_FLAVOUR, "dcsim_cache_create_named()"))
 		return NULL;
 	return (dcsim_cache_create_named)(strategy);
 }
-#define dcsim_cache_create(config)	__dcsim_cache_create_checked(config)
-#define dcsim_cache_create_named(name)	__dcsim_cache_create_named_checked(name)
+#define dcsim_cache_create(config)	dcsim_cache_create_checked(config)
+#define dcsim_cache_create_named(name)	dcsim_cache_create_named_checked(name)
 
 /**
  * dcsim_cache_destroy() - kill every unused dentry (as at unmount) and

@@ -201,27 +201,27 @@ DCSIM_API dcsim_htm_status_t dcsim_htm_sim_resume(void);
  * decides that no simulated transaction is to start.
  */
 #define dcsim_htm_begin() __extension__ ({					\
-	dcsim_htm_status_t __dcsim_hst;						\
-	jmp_buf *__dcsim_jb = dcsim_htm_sim_prepare(__func__, __LINE__);	\
-	if (!__dcsim_jb) {							\
+	dcsim_htm_status_t dcsim_hst_;						\
+	jmp_buf *dcsim_jb_ = dcsim_htm_sim_prepare(__func__, __LINE__);	\
+	if (!dcsim_jb_) {							\
 		/* Bind our PLT slot for dcsim_htm_end() outside the txn. */	\
 		(void)dcsim_htm_sim_in_txn();					\
-		__dcsim_hst = (dcsim_htm_begin)();				\
-	} else if (setjmp(*__dcsim_jb) == 0)					\
-		__dcsim_hst = dcsim_htm_sim_start(__builtin_dwarf_cfa(),	\
+		dcsim_hst_ = (dcsim_htm_begin)();				\
+	} else if (setjmp(*dcsim_jb_) == 0)					\
+		dcsim_hst_ = dcsim_htm_sim_start(__builtin_dwarf_cfa(),	\
 						  __builtin_return_address(0));	\
 	else									\
-		__dcsim_hst = dcsim_htm_sim_resume();				\
-	__dcsim_hst;								\
+		dcsim_hst_ = dcsim_htm_sim_resume();				\
+	dcsim_hst_;								\
 })
 
-#define __dcsim_htm_sim_abort_if_active(code)					\
+#define dcsim_htm_sim_abort_if_active(code)					\
 	do {									\
 		if (dcsim_htm_sim_in_txn())					\
 			dcsim_htm_sim_abort(code);				\
 	} while (0)
 #else
-#define __dcsim_htm_sim_abort_if_active(code)	do { } while (0)
+#define dcsim_htm_sim_abort_if_active(code)	do { } while (0)
 #endif
 
 /*
@@ -234,23 +234,23 @@ DCSIM_API dcsim_htm_status_t dcsim_htm_sim_resume(void);
  */
 #if defined(__x86_64__) && DCSIM_HTM_HW_X86
 /* XABORT imm8 */
-#define __dcsim_htm_hw_abort(code)						\
+#define dcsim_htm_hw_abort(code)						\
 	__asm__ __volatile__(".byte 0xc6, 0xf8, %c0"				\
 			     :: "i" ((unsigned char)(code)) : "memory")
 /* XEND */
-#define __dcsim_htm_hw_end()							\
+#define dcsim_htm_hw_end()							\
 	__asm__ __volatile__(".byte 0x0f, 0x01, 0xd5" ::: "memory")
 #elif defined(__powerpc64__) && DCSIM_HTM_HW_POWER
-#define __dcsim_htm_hw_abort(code)						\
+#define dcsim_htm_hw_abort(code)						\
 	__asm__ __volatile__(".machine push\n\t.machine power8\n\t"		\
 			     "tabort. %0\n\t.machine pop"			\
 			     :: "r" ((unsigned long)(code)) : "memory", "cr0")
-#define __dcsim_htm_hw_end()							\
+#define dcsim_htm_hw_end()							\
 	__asm__ __volatile__(".machine push\n\t.machine power8\n\t"		\
 			     "tend.\n\t.machine pop" ::: "memory", "cr0")
 #else
-#define __dcsim_htm_hw_abort(code)	((void)(code))
-#define __dcsim_htm_hw_end()		((void)0)
+#define dcsim_htm_hw_abort(code)	((void)(code))
+#define dcsim_htm_hw_end()		((void)0)
 #endif
 
 /** dcsim_htm_end() - commit the current transaction; counts the commit. */
@@ -262,14 +262,14 @@ static inline void dcsim_htm_end(void)
 		return;
 	}
 #endif
-	__dcsim_htm_hw_end();
+	dcsim_htm_hw_end();
 	dcsim_htm_count_commit();
 }
 
 #define dcsim_htm_abort(code)							\
 	do {									\
-		__dcsim_htm_sim_abort_if_active(code);				\
-		__dcsim_htm_hw_abort(code);					\
+		dcsim_htm_sim_abort_if_active(code);				\
+		dcsim_htm_hw_abort(code);					\
 	} while (0)
 
 #endif /* DCSIM_HTM_H */

@@ -78,13 +78,13 @@ struct dcsim_dput_strategy {
 DCSIM_API int dcsim_strategy_register(const struct dcsim_dput_strategy *s);
 
 /* The caller's header flavour is checked first (<dcsim/flavour.h>): -ELIBBAD. */
-static inline int __dcsim_strategy_register_checked(const struct dcsim_dput_strategy *s)
+static inline int dcsim_strategy_register_checked(const struct dcsim_dput_strategy *s)
 {
 	int err = dcsim_flavour_check(DCSIM_HEADER_FLAVOUR, "dcsim_strategy_register()");
 
 	return err ? err : (dcsim_strategy_register)(s);
 }
-#define dcsim_strategy_register(s)	__dcsim_strategy_register_checked(s)
+#define dcsim_strategy_register(s)	dcsim_strategy_register_checked(s)
 
 /** dcsim_strategy_lookup() - by name; NULL if none. */
 DCSIM_API const struct dcsim_dput_strategy *dcsim_strategy_lookup(const char *name);

@@ -31,6 +31,16 @@ const unsigned int diff_default_weights[T_NR] = {
 	[T_INVALIDATE] = 2, [T_SETOP] = 3, [T_SETFLAGS] = 2, [T_PRUNE] = 6, [T_SHRINK_ALL] = 1,
 };
 
+/*
+ * dput-heavy, for comparisons of put paths (the kernel-code differential
+ * test): the same operations, more final puts (30 against 24).
+ */
+const unsigned int diff_dput_weights[T_NR] = {
+	[T_ALLOC] = 14, [T_ADD] = 12, [T_REHASH] = 2, [T_LOOKUP] = 16, [T_DGET] = 6,
+	[T_DGET_PARENT] = 4, [T_DPUT] = 30, [T_DROP] = 3, [T_DELETE] = 3,
+	[T_INVALIDATE] = 2, [T_SETOP] = 3, [T_SETFLAGS] = 3, [T_PRUNE] = 6, [T_SHRINK_ALL] = 1,
+};
+
 static const char *const names[] = {
 	"a", "b", "c", "a-name-too-long-to-be-stored-inline-in-the-dentry",
 };

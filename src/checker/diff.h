@@ -69,6 +69,8 @@ bool diff_apply(struct run *r, const struct step *st);
 
 /* The suite's relative frequencies of the operations. */
 extern const unsigned int diff_default_weights[T_NR];
+/* dput-heavy frequencies, for tests that compare put paths. */
+extern const unsigned int diff_dput_weights[T_NR];
 
 /*
  * diff_generate() - a random trace of up to @steps valid steps from @seed

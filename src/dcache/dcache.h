@@ -85,21 +85,21 @@ void dstat_first_use(struct dcsim_cache *c, unsigned int slot);
  * writer: no shared cache line is written.  The first use of a slot raises
  * the cache's high-water mark (rare), so that readers sum only the slots
  * that can be non-zero.  The block is remembered per thread (thread.h:
- * __dcsim_blk), so counting in the cache a thread counted in last costs a
+ * dcsim_self_blk), so counting in the cache a thread counted in last costs a
  * compare and a load before the add.
  */
 struct dcache_pcpu *dstat_block_slow(struct dcsim_cache *c);
 
 static inline struct dcache_pcpu *dstat_block(struct dcsim_cache *c)
 {
-	if (likely(__dcsim_blk.owner == c))
-		return __dcsim_blk.block;
+	if (likely(dcsim_self_blk.owner == c))
+		return dcsim_self_blk.block;
 	return dstat_block_slow(c);
 }
 
 static inline void dstat_add(struct dcsim_cache *c, enum dcsim_cache_stat s, int64_t n)
 {
-	__dcsim_counter_add(&dstat_block(c)->v[s], (uint64_t)n);
+	dcsim_counter_add(&dstat_block(c)->v[s], (uint64_t)n);
 }
 
 static inline void dstat_inc(struct dcsim_cache *c, enum dcsim_cache_stat s)
@@ -131,13 +131,13 @@ static inline void dstat_dput(struct dcsim_cache *c, enum dcsim_dput_path path)
 {
 	struct dcache_pcpu *p;
 
-	if (unlikely(path == DCSIM_DPUT_PATH_WARNED || __dcsim_blk.owner != c)) {
+	if (unlikely(path == DCSIM_DPUT_PATH_WARNED || dcsim_self_blk.owner != c)) {
 		dstat_dput_slow(c, path);
 		return;
 	}
-	p = __dcsim_blk.block;
-	__dcsim_counter_add(&p->v[DCSIM_CS_DPUT], 1);
-	__dcsim_counter_add(&p->v[dstat_dput_path_stat[path]], 1);
+	p = dcsim_self_blk.block;
+	dcsim_counter_add(&p->v[DCSIM_CS_DPUT], 1);
+	dcsim_counter_add(&p->v[dstat_dput_path_stat[path]], 1);
 }
 
 static inline bool dcache_alive(const struct dcsim_cache *c)

@@ -36,5 +36,5 @@ struct dcsim_dentry *dcsim_kc___dentry_kill_68(struct dcsim_dentry *d)
 
 void dcsim_kc_warn(const char *file, int line, const char *func, const char *cond)
 {
-	__dcsim_warn(file, line, func, cond);
+	dcsim_warn_report(file, line, func, cond);
 }

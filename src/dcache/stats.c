@@ -66,13 +66,13 @@ void dstat_first_use(struct dcsim_cache *c, unsigned int slot)
 /* dstat_block() when the thread last counted in another cache (or never). */
 struct dcache_pcpu *dstat_block_slow(struct dcsim_cache *c)
 {
-	unsigned int slot = __dcsim_thread_slot();
+	unsigned int slot = dcsim_thread_slot();
 	struct dcache_pcpu *p = &c->pcpu[slot];
 
 	if (unlikely(!__atomic_load_n(&p->used, __ATOMIC_RELAXED)))
 		dstat_first_use(c, slot);
-	__dcsim_blk.owner = c;
-	__dcsim_blk.block = p;
+	dcsim_self_blk.owner = c;
+	dcsim_self_blk.block = p;
 	return p;
 }
 
@@ -113,6 +113,6 @@ void dstat_dput_slow(struct dcsim_cache *c, enum dcsim_dput_path path)
 	if (path == DCSIM_DPUT_PATH_WARNED && !dcache_alive(c))
 		return;
 	p = dstat_block(c);
-	__dcsim_counter_add(&p->v[DCSIM_CS_DPUT], 1);
-	__dcsim_counter_add(&p->v[dstat_dput_path_stat[path]], 1);
+	dcsim_counter_add(&p->v[DCSIM_CS_DPUT], 1);
+	dcsim_counter_add(&p->v[dstat_dput_path_stat[path]], 1);
 }

@@ -9,11 +9,17 @@
  * state (dcsim_snapshot_diff()), have counted the same dput paths, kills
  * and LRU moves, return the same results, and pass dcsim_cache_verify().
  * A drift of either the model or the patch fails here, whichever changed.
- * The executable spec (spec.c) only decides which steps are valid (which
- * references the trace holds); test-differential checks both against it.
+ * The executable spec (spec.c) decides which steps are valid (which
+ * references the trace holds) and checks each side's step results, as
+ * test-differential does.
  *
  * Without the linux-source-6.1 and -6.12 tarballs the kernel-code
  * strategies do not exist: exit 77 (skip), naming the packages.
+ *
+ * The traces are the checker's trace language (src/checker/diff.h), drawn
+ * with its dput-heavy weights; a failure is shrunk and printed as a trace
+ * file with a replay line, and "test-kernel-code-diff FILE" runs that file
+ * on every pair instead of the random traces.
  *
  * Environment: DCSIM_DIFF_TRACES (default 5000), DCSIM_DIFF_STEPS (60),
  * DCSIM_SEED, DCSIM_HTM.
@@ -31,26 +37,8 @@
 #include <dcsim/warn.h>
 
 #include "harness.h"
+#include "diff.h"
 #include "spec.h"
-
-enum top {
-	T_ALLOC, T_ADD, T_LOOKUP, T_DGET, T_DGET_PARENT, T_DPUT, T_DROP, T_DELETE,
-	T_INVALIDATE, T_SETOP, T_SETFLAGS, T_PRUNE, T_SHRINK_ALL, T_NR
-};
-
-static const char *const top_names[T_NR] = {
-	"alloc", "add", "lookup", "dget", "dget_parent", "dput", "drop", "delete",
-	"invalidate", "set_op", "set_flags", "prune", "shrink_all",
-};
-
-/* dput-heavy: the code under comparison is the put path. */
-static const unsigned int top_weight[T_NR] = {
-	[T_ALLOC] = 14, [T_ADD] = 12, [T_LOOKUP] = 16, [T_DGET] = 6, [T_DGET_PARENT] = 4,
-	[T_DPUT] = 30, [T_DROP] = 3, [T_DELETE] = 3, [T_INVALIDATE] = 2, [T_SETOP] = 3,
-	[T_SETFLAGS] = 3, [T_PRUNE] = 6, [T_SHRINK_ALL] = 1,
-};
-
-static const char *const names[] = { "a", "b", "c" };
 
 /* Counters that must agree step by step (the HTM ones are the model's own). */
 static const enum dcsim_cache_stat compared[] = {
@@ -59,164 +47,19 @@ static const enum dcsim_cache_stat compared[] = {
 	DCSIM_CS_FREE, DCSIM_CS_LRU_ADD, DCSIM_CS_LRU_DEL,
 };
 
-struct step {
-	uint8_t op;
-	uint32_t a, b;
-};
-
 struct pair {
 	const struct dcsim_dput_strategy *s[2];	/* model, kernel code */
 	enum dcsim_htm_policy policy;
 };
 
-struct run {
-	struct spec spec;			/* validity and held references */
-	struct dcsim_cache *c[2];
-	struct dcsim_dentry *ptr[2][SPEC_MAX + 1];
-	int32_t held[SPEC_MAX + 1];
-	char err[4096];
-};
-
-static bool fail(struct run *r, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(r->err, sizeof(r->err), fmt, ap);
-	va_end(ap);
-	return false;
-}
-
-static int depth(const struct spec *s, uint32_t id)
-{
-	int n = 0;
-
-	for (; s->d[id].parent != id; id = s->d[id].parent)
-		n++;
-	return n;
-}
-
-static bool valid(const struct run *r, const struct step *st)
-{
-	const struct spec *s = &r->spec;
-	const struct spec_dentry *d = &s->d[st->a];
-	bool held = st->a && st->a <= SPEC_MAX && r->held[st->a] > 0;
-
-	switch (st->op) {
-	case T_ALLOC:
-		return held && depth(s, st->a) < 3 && s->next_id < SPEC_MAX - 2;
-	case T_ADD:
-		return held && d->parent != st->a && !d->hashed &&
-		       !(d->flags & DCSIM_DCACHE_ENTRY_TYPE) &&
-		       !spec_has_hashed(s, d->parent, d->name);
-	case T_SETOP:
-		return held && !d->hashed;
-	case T_PRUNE:
-	case T_SHRINK_ALL:
-		return true;
-	default:
-		return held;
-	}
-}
-
-static uint64_t id_of(const struct dcsim_dentry *d)
-{
-	return d ? dcsim_d_id(d) : 0;
-}
-
-/* Apply @st to the spec and to both caches; results must agree. */
-static bool apply(struct run *r, const struct step *st)
-{
-	const char *nm = names[st->b % DCSIM_ARRAY_SIZE(names)];
-	struct dcsim_dentry *got[2] = { NULL, NULL };
-	unsigned long k[2] = { 0, 0 };
-	uint32_t id;
-
-	switch (st->op) {
-	case T_ALLOC:
-		id = spec_alloc(&r->spec, st->a, nm);
-		r->held[id]++;
-		break;
-	case T_ADD:
-		spec_add(&r->spec, st->a, st->b & 1);
-		break;
-	case T_LOOKUP:
-		id = spec_lookup(&r->spec, st->a, nm);
-		if (id)
-			r->held[id]++;
-		break;
-	case T_DGET:
-		spec_dget(&r->spec, st->a);
-		r->held[st->a]++;
-		break;
-	case T_DGET_PARENT:
-		id = spec_dget_parent(&r->spec, st->a);
-		r->held[id]++;
-		break;
-	case T_DPUT:
-		spec_dput(&r->spec, st->a);
-		r->held[st->a]--;
-		break;
-	case T_DROP:
-		spec_drop(&r->spec, st->a);
-		break;
-	case T_DELETE:
-		spec_delete(&r->spec, st->a);
-		break;
-	case T_INVALIDATE:
-		spec_invalidate(&r->spec, st->a);
-		break;
-	case T_SETOP:
-		spec_set_op(&r->spec, st->a, st->b & 1 ? SPEC_OP_NEVER : SPEC_OP_ALWAYS);
-		break;
-	case T_SETFLAGS:
-		spec_set_flags(&r->spec, st->a, st->b & 1 ? DCSIM_DCACHE_DONTCACHE :
-							     DCSIM_DCACHE_DISCONNECTED);
-		break;
-	case T_PRUNE:
-		spec_prune(&r->spec, st->b % 8 + 1);
-		break;
-	case T_SHRINK_ALL:
-		spec_shrink_all(&r->spec);
-		break;
-	}
-	for (int i = 0; i < 2; i++) {
-		struct dcsim_dentry *d = r->ptr[i][st->a];
-
-		switch (st->op) {
-		case T_ALLOC:
-			got[i] = dcsim_d_alloc(d, nm);
-			if (got[i])
-				r->ptr[i][dcsim_d_id(got[i])] = got[i];
-			break;
-		case T_ADD:		dcsim_d_add(d, st->b & 1); break;
-		case T_LOOKUP:		got[i] = dcsim_d_lookup(d, nm); break;
-		case T_DGET:		dcsim_dget(d); break;
-		case T_DGET_PARENT:	got[i] = dcsim_dget_parent(d); break;
-		case T_DPUT:		dcsim_dput(d); break;
-		case T_DROP:		dcsim_d_drop(d); break;
-		case T_DELETE:		dcsim_d_delete(d); break;
-		case T_INVALIDATE:	dcsim_d_invalidate(d); break;
-		case T_SETOP:
-			dcsim_d_set_op(d, spec_d_op(st->b & 1 ? SPEC_OP_NEVER : SPEC_OP_ALWAYS));
-			break;
-		case T_SETFLAGS:
-			dcsim_d_set_flags(d, st->b & 1 ? DCSIM_DCACHE_DONTCACHE :
-							 DCSIM_DCACHE_DISCONNECTED);
-			break;
-		case T_PRUNE:		k[i] = dcsim_prune(r->c[i], st->b % 8 + 1); break;
-		case T_SHRINK_ALL:	k[i] = dcsim_shrink_all(r->c[i]); break;
-		}
-	}
-	if (id_of(got[0]) != id_of(got[1]))
-		return fail(r, "%s returned #%" PRIu64 " vs #%" PRIu64, top_names[st->op],
-			    id_of(got[0]), id_of(got[1]));
-	if (k[0] != k[1])
-		return fail(r, "%s killed %lu vs %lu", top_names[st->op], k[0], k[1]);
-	return true;
-}
-
-static bool compare(struct run *r, const struct pair *p)
+/*
+ * Each side runs the trace language's own step (diff_apply()) against its
+ * own copy of the spec: the spec decides validity and held references, and
+ * the results of a step (a returned dentry, a kill count) agree on both
+ * sides when both agree with it.  compare() then holds the two caches to
+ * each other, which the spec cannot: dput paths, counters, LRU moves.
+ */
+static bool compare(struct run *r[2], const struct pair *p)
 {
 	struct dcsim_cache_snapshot a, b;
 	struct dcsim_cache_stats sa, sb;
@@ -224,176 +67,154 @@ static bool compare(struct run *r, const struct pair *p)
 	size_t nh = 0;
 	unsigned int n;
 
-	if (dcsim_cache_snapshot(r->c[0], &a) || dcsim_cache_snapshot(r->c[1], &b))
-		return fail(r, "snapshot failed");
-	n = dcsim_snapshot_diff(&a, &b, r->err, sizeof(r->err));
+	if (dcsim_cache_snapshot(r[0]->c, &a) || dcsim_cache_snapshot(r[1]->c, &b))
+		return diff_mismatch(r[0], "snapshot failed");
+	n = dcsim_snapshot_diff(&a, &b, r[0]->err, sizeof(r[0]->err));
 	dcsim_cache_snapshot_release(&a);
 	dcsim_cache_snapshot_release(&b);
 	if (n)
 		return false;
-	dcsim_cache_stats_read(r->c[0], &sa);
-	dcsim_cache_stats_read(r->c[1], &sb);
+	dcsim_cache_stats_read(r[0]->c, &sa);
+	dcsim_cache_stats_read(r[1]->c, &sb);
 	for (size_t i = 0; i < DCSIM_ARRAY_SIZE(compared); i++)
 		if (sa.v[compared[i]] != sb.v[compared[i]])
-			return fail(r, "stat %s: %s %" PRId64 ", %s %" PRId64,
-				    dcsim_cache_stat_name(compared[i]), p->s[0]->name,
-				    sa.v[compared[i]], p->s[1]->name, sb.v[compared[i]]);
-	for (uint32_t i = 1; i < r->spec.next_id; i++) {
-		if (!r->held[i])
+			return diff_mismatch(r[0], "stat %s: %s %" PRId64 ", %s %" PRId64,
+					     dcsim_cache_stat_name(compared[i]), p->s[0]->name,
+					     sa.v[compared[i]], p->s[1]->name, sb.v[compared[i]]);
+	for (uint32_t i = 1; i < r[0]->spec.next_id; i++) {
+		if (!r[0]->held[i])
 			continue;
-		held[0][nh] = (struct dcsim_held_ref){ r->ptr[0][i], r->held[i] };
-		held[1][nh++] = (struct dcsim_held_ref){ r->ptr[1][i], r->held[i] };
+		held[0][nh] = (struct dcsim_held_ref){ r[0]->ptr[i], r[0]->held[i] };
+		held[1][nh++] = (struct dcsim_held_ref){ r[1]->ptr[i], r[1]->held[i] };
 	}
 	for (int i = 0; i < 2; i++)
-		if (dcsim_cache_verify(r->c[i], held[i], nh, DCSIM_VERIFY_REFS_EXACT, r->err,
-				      sizeof(r->err)))
+		if (dcsim_cache_verify(r[i]->c, held[i], nh, DCSIM_VERIFY_REFS_EXACT, r[0]->err,
+				       sizeof(r[0]->err)))
 			return false;
 	return true;
 }
 
-/* Run @t on both strategies of @p.  Return: true if they agreed throughout. */
-static bool replay(const struct pair *p, const struct step *t, size_t n, size_t *at, char *err,
+/* @st on both sides, then compare().  Return: false with the reason in r[0]->err. */
+static bool step_both(struct run *r[2], const struct pair *p, const struct step *st)
+{
+	for (int i = 0; i < 2; i++) {
+		if (!diff_apply(r[i], st)) {
+			if (i)
+				memcpy(r[0]->err, r[1]->err, sizeof(r[0]->err));
+			return diff_mismatch(r[0], "%s (%s) against the spec: %.3900s",
+					     p->s[i]->name, i ? "kernel code" : "model",
+					     r[i]->err);
+		}
+	}
+	return compare(r, p);
+}
+
+/*
+ * Run @t on both strategies of @p.  Return: true if they agreed throughout;
+ * otherwise *@at is the failing step (t->n: the final drain).
+ */
+static bool replay(const struct pair *p, const struct trace *t, size_t *at, char *err,
 		   size_t errlen)
 {
-	struct run *r = calloc(1, sizeof(*r));
+	struct run *r[2] = { calloc(1, sizeof(*r[0])), calloc(1, sizeof(*r[1])) };
 	unsigned long w = dcsim_warn_count();
-	uint32_t root;
 	bool ok = true;
 
-	spec_init(&r->spec, p->s[0]->retain_style);
+	if (!r[0] || !r[1]) {
+		free(r[0]);
+		free(r[1]);
+		snprintf(err, errlen, "out of memory");
+		*at = 0;
+		return false;
+	}
 	dcsim_htm_set_policy(p->policy);
-	root = spec_alloc_root(&r->spec, "/");
-	r->held[root] = 1;
 	for (int i = 0; i < 2; i++) {
 		struct dcsim_cache_config cc = { .strategy = p->s[i], .hash_bits = 3 };
+		uint32_t root;
 
-		r->c[i] = dcsim_cache_create(&cc);
-		r->ptr[i][root] = dcsim_d_alloc_root(r->c[i], "/");
+		spec_init(&r[i]->spec, p->s[i]->retain_style);
+		root = spec_alloc_root(&r[i]->spec, "/");
+		r[i]->held[root] = 1;
+		r[i]->c = dcsim_cache_create(&cc);
+		r[i]->ptr[root] = dcsim_d_alloc_root(r[i]->c, "/");
 	}
 	*at = SIZE_MAX;
-	for (size_t i = 0; ok && i < n; i++) {
-		if (!valid(r, &t[i]))
+	for (size_t i = 0; ok && i < t->n; i++) {
+		if (!diff_valid(r[0], &t->s[i]))
 			continue;
-		ok = apply(r, &t[i]) && compare(r, p);
+		ok = step_both(r, p, &t->s[i]);
 		if (!ok)
 			*at = i;
 	}
-	for (uint32_t i = r->spec.next_id - 1; ok && i >= 1; i--) {
-		while (ok && r->held[i] > 0) {
+	for (uint32_t i = r[0]->spec.next_id - 1; ok && i >= 1; i--) {
+		while (ok && r[0]->held[i] > 0) {
 			struct step st = { .op = T_DPUT, .a = i };
 
-			ok = apply(r, &st) && compare(r, p);
+			ok = step_both(r, p, &st);
 		}
 	}
 	if (ok) {
 		struct step st = { .op = T_SHRINK_ALL };
 
-		ok = apply(r, &st) && compare(r, p);
+		ok = step_both(r, p, &st);
 	}
 	if (!ok && *at == SIZE_MAX)
-		*at = n;
+		*at = t->n;
 	if (ok && dcsim_warn_count() != w)
-		ok = fail(r, "%lu warnings", dcsim_warn_count() - w);
+		ok = diff_mismatch(r[0], "%lu warnings", dcsim_warn_count() - w);
 	if (!ok)
-		snprintf(err, errlen, "%s", r->err);
+		snprintf(err, errlen, "%s", r[0]->err);
 	dcsim_warn_set_quiet(!ok);
-	for (int i = 0; i < 2; i++)
-		dcsim_cache_destroy(r->c[i]);
+	for (int i = 0; i < 2; i++) {
+		dcsim_cache_destroy(r[i]->c);
+		free(r[i]);
+	}
 	dcsim_warn_set_quiet(false);
-	free(r);
 	return ok;
 }
 
-static size_t generate(struct step *t, uint64_t seed, size_t steps)
+/*
+ * Greedy shrinking, then the minimal trace in the trace format
+ * (docs/trace-format.md) and a replay line.
+ */
+static void report(const struct pair *p, struct trace *t, size_t steps, const char *file)
 {
-	struct dcsim_rng rng;
-	struct run *r = calloc(1, sizeof(*r));
-	unsigned int total = 0;
-	size_t n = 0;
-
-	for (int i = 0; i < T_NR; i++)
-		total += top_weight[i];
-	dcsim_rng_seed(&rng, seed);
-	spec_init(&r->spec, DCSIM_RETAIN_LRU_THEN_REFERENCED);
-	r->held[spec_alloc_root(&r->spec, "/")] = 1;
-	for (size_t tries = 0; n < steps && tries < steps * 50; tries++) {
-		struct step st = { 0 };
-		unsigned int x = dcsim_rng_below(&rng, total);
-		uint32_t cand[SPEC_MAX], nc = 0;
-
-		while (x >= top_weight[st.op])
-			x -= top_weight[st.op++];
-		for (uint32_t i = 1; i < r->spec.next_id; i++)
-			if (r->held[i] > 0)
-				cand[nc++] = i;
-		st.a = nc ? cand[dcsim_rng_below(&rng, nc)] : 0;
-		st.b = dcsim_rng_below(&rng, 64);
-		if (st.op == T_DPUT && st.a == 1 && r->held[1] == 1 && dcsim_rng_below(&rng, 8))
-			continue;	/* keep the root's reference most of the time */
-		if (!valid(r, &st))
-			continue;
-		/* apply() on the spec only: no caches in this run */
-		switch (st.op) {
-		case T_ALLOC:	r->held[spec_alloc(&r->spec, st.a, names[st.b % 3])]++; break;
-		case T_ADD:	spec_add(&r->spec, st.a, st.b & 1); break;
-		case T_LOOKUP: {
-			uint32_t id = spec_lookup(&r->spec, st.a, names[st.b % 3]);
-
-			if (id)
-				r->held[id]++;
-			break;
-		}
-		case T_DGET:	spec_dget(&r->spec, st.a); r->held[st.a]++; break;
-		case T_DGET_PARENT: r->held[spec_dget_parent(&r->spec, st.a)]++; break;
-		case T_DPUT:	spec_dput(&r->spec, st.a); r->held[st.a]--; break;
-		case T_DROP:	spec_drop(&r->spec, st.a); break;
-		case T_DELETE:	spec_delete(&r->spec, st.a); break;
-		case T_INVALIDATE: spec_invalidate(&r->spec, st.a); break;
-		case T_SETOP:
-			spec_set_op(&r->spec, st.a, st.b & 1 ? SPEC_OP_NEVER : SPEC_OP_ALWAYS);
-			break;
-		case T_SETFLAGS:
-			spec_set_flags(&r->spec, st.a, st.b & 1 ? DCSIM_DCACHE_DONTCACHE :
-								   DCSIM_DCACHE_DISCONNECTED);
-			break;
-		case T_PRUNE:	spec_prune(&r->spec, st.b % 8 + 1); break;
-		case T_SHRINK_ALL: spec_shrink_all(&r->spec); break;
-		}
-		t[n++] = st;
-	}
-	free(r);
-	return n;
-}
-
-/* Greedy shrinking, then print the minimal trace. */
-static void report(const struct pair *p, struct step *t, size_t n, uint64_t seed)
-{
-	char err[4096];
+	char err[4096], comment[256];
 	size_t at;
 	bool progress = true;
 
 	while (progress) {
 		progress = false;
-		for (size_t i = n; i-- > 0;) {
-			struct step saved = t[i];
+		for (size_t i = t->n; i-- > 0;) {
+			struct step saved = t->s[i];
 
-			memmove(&t[i], &t[i + 1], (n - i - 1) * sizeof(*t));
-			if (!replay(p, t, n - 1, &at, err, sizeof(err))) {
-				n--;
+			memmove(&t->s[i], &t->s[i + 1], (t->n - i - 1) * sizeof(*t->s));
+			t->n--;
+			if (!replay(p, t, &at, err, sizeof(err))) {
 				progress = true;
 				continue;
 			}
-			memmove(&t[i + 1], &t[i], (n - i - 1) * sizeof(*t));
-			t[i] = saved;
+			t->n++;
+			memmove(&t->s[i + 1], &t->s[i], (t->n - i - 1) * sizeof(*t->s));
+			t->s[i] = saved;
 		}
 	}
-	replay(p, t, n, &at, err, sizeof(err));
+	replay(p, t, &at, err, sizeof(err));
 	fprintf(stderr, "%s vs %s (HTM %s) differ; minimal trace of seed %" PRIu64 ":\n",
-		p->s[0]->name, p->s[1]->name, dcsim_htm_policy_name(p->policy), seed);
-	for (size_t i = 0; i < n; i++)
-		fprintf(stderr, "  %2zu: %-11s #%u b=%u\n", i, top_names[t[i].op], t[i].a, t[i].b);
-	fprintf(stderr, "at step %zu: %s\nreproduce: DCSIM_SEED=%" PRIu64 " DCSIM_DIFF_TRACES=1\n",
-		at, err, seed);
+		p->s[0]->name, p->s[1]->name, dcsim_htm_policy_name(p->policy), t->seed);
+	snprintf(comment, sizeof(comment), "%s vs %s, HTM %s, seed %" PRIu64, p->s[0]->name,
+		 p->s[1]->name, dcsim_htm_policy_name(p->policy), t->seed);
+	trace_print(stderr, t, comment);
+	/* Shrinking removed the invalid steps: @at counts the lines above. */
+	fprintf(stderr, "at step %zu of %zu (%zu: the final puts): %s\n", at, t->n, t->n, err);
+	if (file) {
+		fprintf(stderr, "replay: DCSIM_HTM=%s test-kernel-code-diff %s\n",
+			dcsim_htm_policy_name(p->policy), file);
+		return;
+	}
+	fprintf(stderr, "replay: DCSIM_SEED=%" PRIu64 " DCSIM_DIFF_TRACES=1 DCSIM_DIFF_STEPS=%zu "
+		"DCSIM_HTM=%s test-kernel-code-diff, or the trace above saved to FILE: "
+		"test-kernel-code-diff FILE\n", t->seed, steps, dcsim_htm_policy_name(p->policy));
 }
 
 /*
@@ -401,16 +222,20 @@ static void report(const struct pair *p, struct step *t, size_t n, uint64_t seed
  * every final put, d_lock on every final put) against "fast" must differ
  * within a few traces.
  */
-static bool detects(struct step *t, size_t steps, const char *a, const char *b)
+static bool detects(size_t steps, const char *a, const char *b)
 {
 	struct pair p = { { dcsim_strategy_lookup(a), dcsim_strategy_lookup(b) }, DCSIM_HTM_OFF };
 	char err[4096];
 	size_t at;
 
 	for (uint64_t i = 0; i < 50; i++) {
-		size_t n = generate(t, 777 + i, steps);
+		struct trace t;
+		bool same;
 
-		if (!replay(&p, t, n, &at, err, sizeof(err))) {
+		diff_generate(&t, 777 + i, steps, diff_dput_weights);
+		same = replay(&p, &t, &at, err, sizeof(err));
+		trace_release(&t);
+		if (!same) {
 			printf("kernel-code-diff: self-test: %s vs %s differ at step %zu of "
 			       "seed %" PRIu64 ": %.80s\n", a, b, at, 777 + i, err);
 			return true;
@@ -424,7 +249,7 @@ static bool detects(struct step *t, size_t steps, const char *a, const char *b)
 extern const struct dcsim_dput_strategy kc_strategy_example __attribute__((weak));
 extern const struct dcsim_dput_strategy kc_strategy_example_bug __attribute__((weak));
 
-int main(void)
+int main(int argc, char **argv)
 {
 	/*
 	 * Model, kernel code, and whether the pair is optional: k612-htm
@@ -445,7 +270,7 @@ int main(void)
 	size_t steps = dcsim_test_env_u64("DCSIM_DIFF_STEPS", 60);
 	enum dcsim_htm_policy env = dcsim_test_env_policy();
 	struct pair cfg[16];
-	struct step *t;
+	struct trace file = { 0 };
 	size_t ncfg = 0;
 	int failures = 0;
 
@@ -487,33 +312,46 @@ int main(void)
 		for (size_t j = 0; j < np; j++)
 			cfg[ncfg++] = (struct pair){ { m, k }, pol[j] };
 	}
-	/* Only now: a skip above must not leak it (LeakSanitizer builds). */
-	t = calloc(steps, sizeof(*t));
-	if (!t)
-		return fprintf(stderr, "out of memory\n"), 1;
+	/* A trace file (a failure's report, saved) replaces the random ones. */
+	if (argc > 1) {
+		char err[512];
+
+		if (trace_parse(argv[1], &file, err, sizeof(err)))
+			return fprintf(stderr, "%s\n", err[0] ? err : argv[1]), 1;
+		ntraces = 1;
+		steps = file.n;
+	}
 	dcsim_test_print_htm("test-kernel-code-diff");
-	if (!detects(t, steps, "fast", "lockref"))
+	if (!detects(steps ? steps : 1, "fast", "lockref"))
 		failures++;
-	if (!detects(t, steps, "retain", kc_strategy_example_bug.name))
+	if (!detects(steps ? steps : 1, "retain", kc_strategy_example_bug.name))
 		failures++;
 	for (uint64_t i = 0; i < ntraces && !failures; i++) {
-		size_t n = generate(t, base + i, steps);
+		struct trace t;
 
+		if (argc > 1)
+			t = file;
+		else
+			diff_generate(&t, base + i, steps, diff_dput_weights);
 		for (size_t c = 0; c < ncfg && !failures; c++) {
 			char err[4096];
 			size_t at;
 
-			if (!replay(&cfg[c], t, n, &at, err, sizeof(err))) {
-				report(&cfg[c], t, n, base + i);
+			if (!replay(&cfg[c], &t, &at, err, sizeof(err))) {
+				report(&cfg[c], &t, steps, argc > 1 ? argv[1] : NULL);
 				failures++;
 			}
 		}
+		if (argc > 1)
+			file = t;
+		else
+			trace_release(&t);
 	}
 	dcsim_htm_set_policy(env);
 	for (size_t c = 0; c < ncfg; c++)
 		printf("kernel-code-diff: %s vs %s, HTM %s: %" PRIu64 " traces of %zu steps, %s\n",
 		       cfg[c].s[0]->name, cfg[c].s[1]->name, dcsim_htm_policy_name(cfg[c].policy),
 		       ntraces, steps, failures ? "FAILED" : "identical after every step");
-	free(t);
+	trace_release(&file);
 	return failures ? 1 : 0;
 }
