@@ -12,7 +12,7 @@
 #    extraction of its tree from the linux-source tarball, after the series
 #    given by "after:" if any;
 #  - a kind (a) patch changes only code that kernel-code/ extracts: the
-#    functions listed in kernel-code/extract.py (every FUNCS* list), and
+#    functions listed in kernel-code/trees/*.tree (funcs, series-funcs), and
 #    lib/lockref.c, which it takes whole.
 #
 # usage: kernel/corpus/check-corpus.sh [-v] [--corpus DIR]
@@ -108,39 +108,25 @@ def note(msg):
     if verbose:
         print(msg)
 
-# ---- what kernel-code/ extracts, read from extract.py -------------------
+# ---- what kernel-code/ extracts, read from its tree tables --------------
+# extract.py takes, per tree, the functions of kernel-code/trees/<tree>.tree
+# (funcs, and series-funcs for the series' variants) and its lockref file
+# whole.
 def extracted_set():
-    path = os.path.join(top, "kernel-code", "extract.py")
-    src = open(path, encoding="utf-8").read()
-    names = set()
-    def strings(node):
-        if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
-            out = []
-            for e in node.elts:
-                if isinstance(e, ast.Constant) and isinstance(e.value, str):
-                    out.append(e.value)
-                else:
-                    out += strings(e)
-            return out
-        if isinstance(node, ast.Dict):
-            out = []
-            for v in node.values:
-                out += strings(v)
-            return out
-        if isinstance(node, ast.BinOp):
-            return strings(node.left) + strings(node.right)
-        return []
-    for node in ast.walk(ast.parse(src)):
-        if isinstance(node, ast.Assign):
-            for t in node.targets:
-                if isinstance(t, ast.Name) and t.id.startswith("FUNCS"):
-                    names.update(strings(node.value))
-    whole = {f for f in ("lib/lockref.c",) if f in src}
+    d = os.path.join(top, "kernel-code", "trees")
+    names, whole, known = set(), set(), set()
+    for fn in sorted(os.listdir(d)) if os.path.isdir(d) else []:
+        if not fn.endswith(".tree"):
+            continue
+        known.add(fn[:-len(".tree")])
+        for line in open(os.path.join(d, fn), encoding="utf-8"):
+            words = line.split("#", 1)[0].split()
+            if words and words[0] in ("funcs", "series-funcs"):
+                names.update(words[1:])
+            elif words and words[0] == "lockref":
+                whole.update(words[1:])
     if not names:
-        err("kernel-code/extract.py", "no FUNCS* list of function names found")
-    # The trees it knows: a tree whose tarball extract.py never names has
-    # no extraction set yet, and its patches' functions cannot be judged.
-    known = {t for t in ("6.1", "6.12") if re.search(r"linux-source-%s\b" % re.escape(t), src)}
+        err("kernel-code/trees", "no tree table with a funcs line found")
     return names, whole, known
 
 FUNCS, WHOLE, EXTRACTED_TREES = extracted_set()

@@ -63,5 +63,7 @@ typedef uint64_t aligned_u64 __attribute__((aligned(8)));
 #define smp_rmb()		kc_smp_rmb()
 #define smp_wmb()		kc_smp_wmb()
 #define smp_mb()		kc_smp_mb()
+/* Not in the extracted 6.1 code; corpus entry f5fe24ef17b5 puts it back. */
+#define cpu_relax()		kc_cpu_relax()
 
 #endif

@@ -98,6 +98,16 @@ KC_GLUE_FN void kc_smp_mb(void)
 	dcsim_smp_mb();
 }
 
+/*
+ * cpu_relax(): the pause of a busy wait.  Through dcsim_cpu_relax() so that
+ * the explorer sees a spin and runs another thread, as it does for the
+ * library's own waits.
+ */
+KC_GLUE_FN void kc_cpu_relax(void)
+{
+	dcsim_cpu_relax();
+}
+
 /* After htm_end(): outside the transaction, so never rolled back. */
 KC_GLUE_FN void kc_htm_committed(void)
 {

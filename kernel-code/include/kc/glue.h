@@ -47,6 +47,7 @@ struct dcsim_dentry *kc_dentry_kill_68(struct dcsim_dentry *d);
 void kc_smp_rmb(void);
 void kc_smp_wmb(void);
 void kc_smp_mb(void);
+void kc_cpu_relax(void);
 void kc_htm_committed(void);
 #else
 #define KC_GLUE_FN static inline __attribute__((always_inline))
