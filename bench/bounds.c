@@ -42,7 +42,7 @@ struct bound_line {
 			int32_t count;
 		} spin;
 	};
-} __dcsim_cacheline_aligned;
+} dcsim_cacheline_aligned;
 
 static int bound_setup(struct bench_cell *cell)
 {

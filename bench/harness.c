@@ -37,7 +37,7 @@ struct worker_result {
 	uint64_t ops;
 	uint64_t start_ns, end_ns;	/* CLOCK_MONOTONIC */
 	uint64_t cpu_ns;		/* CPU time the worker got meanwhile */
-} __dcsim_cacheline_aligned;
+} dcsim_cacheline_aligned;
 
 static struct {
 	pthread_t tid[BENCH_MAX_THREADS];

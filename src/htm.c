@@ -286,7 +286,7 @@ struct dcsim_htm_abort dcsim_htm_decode(dcsim_htm_status_t st)
 void htm_count_abort(dcsim_htm_status_t st)
 {
 	struct dcsim_htm_abort a = dcsim_htm_decode(st);
-	struct dcsim_thread *t = __dcsim_thread();
+	struct dcsim_thread *t = dcsim_thread_self();
 
 	dcsim_counter_add(&t->stats.v[DCSIM_STAT_HTM_ABORTS], 1);
 	dcsim_counter_add(&t->stats.v[DCSIM_STAT_HTM_ABORT_FIRST + a.cause], 1);
@@ -307,7 +307,7 @@ dcsim_htm_status_t dcsim_htm_begin(void)
 		return htm_sim_begin_nojmp();
 	if (unlikely(!__atomic_load_n(&htm_live, __ATOMIC_RELAXED)))
 		return DCSIM_HTM_DISABLED;
-	__dcsim_stat_inc(DCSIM_STAT_HTM_ATTEMPTS);
+	dcsim_stat_inc(DCSIM_STAT_HTM_ATTEMPTS);
 	st = htm_hw_begin();
 	if (st != DCSIM_HTM_STARTED)
 		htm_count_abort(st);
@@ -316,7 +316,7 @@ dcsim_htm_status_t dcsim_htm_begin(void)
 
 void dcsim_htm_count_commit(void)
 {
-	__dcsim_stat_inc(DCSIM_STAT_HTM_COMMITS);
+	dcsim_stat_inc(DCSIM_STAT_HTM_COMMITS);
 }
 
 /*

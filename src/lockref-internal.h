@@ -119,12 +119,12 @@ static inline bool lockref_word_count_above(uint64_t w, int32_t n)
 					     lockref_word_add(__old, (DELTA))))) { \
 			SUCCESS;						\
 		}								\
-		__dcsim_stat_inc(DCSIM_STAT_LOCKREF_RETRIES);			\
+		dcsim_stat_inc(DCSIM_STAT_LOCKREF_RETRIES);			\
 		if (!--__retry)							\
 			break;							\
 		cpu_relax();							\
 	}									\
-	__dcsim_stat_inc(DCSIM_STAT_LOCKREF_FALLBACKS);				\
+	dcsim_stat_inc(DCSIM_STAT_LOCKREF_FALLBACKS);				\
 } while (0)
 
 /*
@@ -132,7 +132,7 @@ static inline bool lockref_word_count_above(uint64_t w, int32_t n)
  * succeed, seeing @old; @tried if its cmpxchg failed (a lost race).  Out
  * of line (lockref.c).
  */
-int __dcsim_lockref_put_return_slow(struct dcsim_lockref *lockref, uint64_t old, bool tried);
+int dcsim_lockref_put_return_slow(struct dcsim_lockref *lockref, uint64_t old, bool tried);
 
 /*
  * models lib/lockref.c:lockref_put_return(): never takes the lock.
@@ -156,7 +156,7 @@ static inline int lockref_put_return_inline(struct dcsim_lockref *lockref)
 			return count - 1;
 		tried = true;
 	}
-	return __dcsim_lockref_put_return_slow(lockref, old, tried);
+	return dcsim_lockref_put_return_slow(lockref, old, tried);
 }
 
 /* How dcsim_lockref_put_or_lock_how() went. */

@@ -95,12 +95,12 @@ int dcsim_lockref_put_return(struct dcsim_lockref *lockref)
  * first of DCSIM_LOCKREF_CMPXCHG_RETRIES; a lock seen held is a fallback;
  * a count <= 0 a refusal.
  */
-int __dcsim_lockref_put_return_slow(struct dcsim_lockref *lockref, uint64_t old, bool tried)
+int dcsim_lockref_put_return_slow(struct dcsim_lockref *lockref, uint64_t old, bool tried)
 {
 	int retry = DCSIM_LOCKREF_CMPXCHG_RETRIES;
 
 	if (tried) {
-		__dcsim_stat_inc(DCSIM_STAT_LOCKREF_RETRIES);
+		dcsim_stat_inc(DCSIM_STAT_LOCKREF_RETRIES);
 		if (!--retry)
 			goto fallback;
 		cpu_relax();
@@ -111,13 +111,13 @@ int __dcsim_lockref_put_return_slow(struct dcsim_lockref *lockref, uint64_t old,
 		if (likely(dcsim_try_cmpxchg_relaxed(&lockref->lock_count, &old,
 						     lockref_word_add(old, -1))))
 			return lockref_word_count(old) - 1;
-		__dcsim_stat_inc(DCSIM_STAT_LOCKREF_RETRIES);
+		dcsim_stat_inc(DCSIM_STAT_LOCKREF_RETRIES);
 		if (!--retry)
 			break;
 		cpu_relax();
 	}
 fallback:
-	__dcsim_stat_inc(DCSIM_STAT_LOCKREF_FALLBACKS);
+	dcsim_stat_inc(DCSIM_STAT_LOCKREF_FALLBACKS);
 	return -1;
 }
 

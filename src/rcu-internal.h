@@ -11,15 +11,15 @@ struct dcsim_rcu_head;
  * Register the calling thread with liburcu, if not done yet, and note
  * whether the inline read side of rcu-read.h may serve it.
  */
-void __dcsim_rcu_thread_online_slow(void);
+void dcsim_rcu_thread_online_slow(void);
 
 /*
  * The calling thread is registered and liburcu uses sys_membarrier: the
  * inline read side of rcu-read.h may serve it.  Set by
- * __dcsim_rcu_thread_online_slow(), cleared when the thread exits; its
+ * dcsim_rcu_thread_online_slow(), cleared when the thread exits; its
  * own thread's only, so a plain TLS flag.
  */
-extern __thread bool __dcsim_rcu_membarrier_ok __attribute__((tls_model("initial-exec")));
+extern __thread bool dcsim_rcu_membarrier_ok __attribute__((tls_model("initial-exec")));
 
 /*
  * liburcu's wake-up of a writer that waits for readers (a system call),
@@ -28,10 +28,10 @@ extern __thread bool __dcsim_rcu_membarrier_ok __attribute__((tls_model("initial
 void dcsim_rcu_wake_up_gp(void);
 
 /* Called from the thread destructor: unregister from liburcu if needed. */
-void __dcsim_rcu_thread_exit(struct dcsim_thread *t);
+void dcsim_rcu_thread_exit(struct dcsim_thread *t);
 
 /*
- * __dcsim_rcu_tsan_before_free() - TSan builds: order the caller's accesses
+ * dcsim_rcu_tsan_before_free() - TSan builds: order the caller's accesses
  * so far before the callback that @head will be queued with.  For a
  * reference holder about to drop its reference: the kernel's put is a
  * relaxed cmpxchg and orders nothing, yet what the holder did precedes the
@@ -40,9 +40,9 @@ void __dcsim_rcu_thread_exit(struct dcsim_thread *t);
  * after the put is still reported against the free.
  */
 #if defined(__SANITIZE_THREAD__)
-void __dcsim_rcu_tsan_before_free(struct dcsim_rcu_head *head);
+void dcsim_rcu_tsan_before_free(struct dcsim_rcu_head *head);
 #else
-static inline void __dcsim_rcu_tsan_before_free(struct dcsim_rcu_head *head)
+static inline void dcsim_rcu_tsan_before_free(struct dcsim_rcu_head *head)
 {
 	(void)head;
 }

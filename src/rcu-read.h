@@ -28,7 +28,7 @@
  * sys_membarrier, where the reader's barriers are compiler barriers, with
  * no test of urcu_memb_has_sys_membarrier on each boundary.  They are
  * used only by a thread whose registration found sys_membarrier in use
- * (__dcsim_rcu_membarrier_ok, set by rcu.c); any other thread takes the
+ * (dcsim_rcu_membarrier_ok, set by rcu.c); any other thread takes the
  * out-of-line dcsim_rcu_read_lock(), which tests it.  A file that
  * includes this header must include no other liburcu header.
  */
@@ -68,7 +68,7 @@ static inline bool rcu_read_membarrier_ok(void)
 #if defined(__SANITIZE_THREAD__)
 	return false;
 #else
-	return likely(__dcsim_rcu_membarrier_ok);
+	return likely(dcsim_rcu_membarrier_ok);
 #endif
 }
 
@@ -76,7 +76,7 @@ static inline bool rcu_read_membarrier_ok(void)
 static inline void rcu_read_lock_membarrier(void)
 {
 #if !defined(__SANITIZE_THREAD__)
-	__dcsim_sp_fence(DCSIM_ACC_RCU_LOCK);
+	dcsim_sp_fence(DCSIM_ACC_RCU_LOCK);
 	urcu_memb_read_lock();
 #endif
 }
@@ -108,7 +108,7 @@ static inline bool rcu_read_unlock_membarrier_defer_wake(void)
 		_CMM_STORE_SHARED(URCU_TLS(urcu_memb_reader).ctr, tmp - URCU_GP_COUNT);
 	}
 	cmm_barrier();
-	__dcsim_sp_fence(DCSIM_ACC_RCU_UNLOCK);
+	dcsim_sp_fence(DCSIM_ACC_RCU_UNLOCK);
 	return unlikely(wake);
 #else
 	return false;

@@ -221,11 +221,11 @@ static void rcu_tsan_after_gp(uint64_t *m)
 #define rcu_tsan_after_gp(m)	((void)(m))
 #endif
 
-__thread bool __dcsim_rcu_membarrier_ok __attribute__((tls_model("initial-exec")));
+__thread bool dcsim_rcu_membarrier_ok __attribute__((tls_model("initial-exec")));
 
-void __dcsim_rcu_thread_online_slow(void)
+void dcsim_rcu_thread_online_slow(void)
 {
-	struct dcsim_thread *t = __dcsim_thread();
+	struct dcsim_thread *t = dcsim_thread_self();
 
 	if (!t->rcu_registered) {
 		urcu_memb_register_thread();
@@ -237,7 +237,7 @@ void __dcsim_rcu_thread_online_slow(void)
 	 * let this thread use it only if liburcu does use sys_membarrier.
 	 * (TSan builds never use it: the annotations are out of line.)
 	 */
-	__dcsim_rcu_membarrier_ok = urcu_memb_has_sys_membarrier != 0;
+	dcsim_rcu_membarrier_ok = urcu_memb_has_sys_membarrier != 0;
 #endif
 }
 
@@ -246,13 +246,13 @@ static inline void rcu_thread_online(void)
 	struct dcsim_thread *t = dcsim_self;
 
 	if (unlikely(!t || !t->rcu_registered))
-		__dcsim_rcu_thread_online_slow();
+		dcsim_rcu_thread_online_slow();
 }
 
 
-void __dcsim_rcu_thread_exit(struct dcsim_thread *t)
+void dcsim_rcu_thread_exit(struct dcsim_thread *t)
 {
-	__dcsim_rcu_membarrier_ok = false;
+	dcsim_rcu_membarrier_ok = false;
 	if (t->rcu_registered) {
 		urcu_memb_unregister_thread();
 		t->rcu_registered = false;
@@ -267,7 +267,7 @@ void __dcsim_rcu_thread_exit(struct dcsim_thread *t)
 void dcsim_rcu_read_lock(void)
 {
 	rcu_thread_online();
-	__dcsim_sp_fence(DCSIM_ACC_RCU_LOCK);
+	dcsim_sp_fence(DCSIM_ACC_RCU_LOCK);
 	rcu_tsan_enter();
 	urcu_memb_read_lock();
 }
@@ -276,7 +276,7 @@ void dcsim_rcu_read_unlock(void)
 {
 	rcu_tsan_exit();
 	urcu_memb_read_unlock();
-	__dcsim_sp_fence(DCSIM_ACC_RCU_UNLOCK);
+	dcsim_sp_fence(DCSIM_ACC_RCU_UNLOCK);
 }
 
 /* rcu-read.h: the end of a section that a writer waits for. */
@@ -318,7 +318,7 @@ void dcsim_call_rcu(struct dcsim_rcu_head *head, dcsim_rcu_cb_t func)
 
 #if defined(__SANITIZE_THREAD__)
 /* The sync object is the thunk itself, which rcu_thunk_call() acquires. */
-void __dcsim_rcu_tsan_before_free(struct dcsim_rcu_head *head)
+void dcsim_rcu_tsan_before_free(struct dcsim_rcu_head *head)
 {
 	__tsan_release(head);
 }

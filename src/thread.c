@@ -40,7 +40,7 @@ static void thread_destroy(void *arg)
 {
 	struct dcsim_thread *t = arg, **pp;
 
-	__dcsim_rcu_thread_exit(t);
+	dcsim_rcu_thread_exit(t);
 
 	pthread_mutex_lock(&registry_lock);
 	for (pp = &registry; *pp; pp = &(*pp)->next) {
@@ -117,7 +117,7 @@ void dcsim_stats_read(struct dcsim_stats *out)
 void dcsim_stats_read_thread(struct dcsim_stats *out)
 {
 	memset(out, 0, sizeof(*out));
-	stats_add(out, &__dcsim_thread()->stats);
+	stats_add(out, &dcsim_thread_self()->stats);
 }
 
 static void stats_zero(struct dcsim_stats *s)

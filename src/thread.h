@@ -43,7 +43,7 @@ extern __thread struct dcsim_thread_blk dcsim_self_blk __attribute__((tls_model(
 
 struct dcsim_thread *dcsim_thread_create(void);
 
-static inline struct dcsim_thread *__dcsim_thread(void)
+static inline struct dcsim_thread *dcsim_thread_self(void)
 {
 	struct dcsim_thread *t = dcsim_self;
 
@@ -55,7 +55,7 @@ static inline struct dcsim_thread *__dcsim_thread(void)
 /* The calling thread's slot, 0 .. DCSIM_MAX_THREADS-1. */
 static inline unsigned int dcsim_thread_slot(void)
 {
-	return __dcsim_thread()->slot;
+	return dcsim_thread_self()->slot;
 }
 
 /*
@@ -77,16 +77,10 @@ static inline void dcsim_counter_add(uint64_t *ctr, uint64_t n)
 
 static inline void dcsim_stat_add(enum dcsim_stat stat, uint64_t n)
 {
-	dcsim_counter_add(&__dcsim_thread()->stats.v[stat], n);
+	dcsim_counter_add(&dcsim_thread_self()->stats.v[stat], n);
 }
 
-/* The calling thread's own count of @stat (it is the only writer). */
-static inline uint64_t __dcsim_stat_self(enum dcsim_stat stat)
-{
-	return __atomic_load_n(&__dcsim_thread()->stats.v[stat], __ATOMIC_RELAXED);
-}
-
-static inline void __dcsim_stat_inc(enum dcsim_stat stat)
+static inline void dcsim_stat_inc(enum dcsim_stat stat)
 {
 	dcsim_stat_add(stat, 1);
 }

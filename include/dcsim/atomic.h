@@ -67,10 +67,10 @@ DCSIM_API void dcsim_sched_point(enum dcsim_access acc, const volatile void *add
 				 unsigned int size, const char *func, int line);
 #define dcsim_sp_point(acc, p) \
 	dcsim_sched_point((acc), (p), (unsigned int)sizeof(*(p)), __func__, __LINE__)
-#define __dcsim_sp_fence(acc) dcsim_sched_point((acc), NULL, 0u, __func__, __LINE__)
+#define dcsim_sp_fence(acc) dcsim_sched_point((acc), NULL, 0u, __func__, __LINE__)
 #else
 #define dcsim_sp_point(acc, p)	((void)0)
-#define __dcsim_sp_fence(acc)	((void)0)
+#define dcsim_sp_fence(acc)	((void)0)
 #endif
 
 /* Relaxed single-copy-atomic accesses: the kernel's READ_ONCE/WRITE_ONCE. */
@@ -183,19 +183,19 @@ DCSIM_API extern int dcsim_tsan_fence_word;
 #endif
 
 #define dcsim_smp_mb() do {							\
-	__dcsim_sp_fence(DCSIM_ACC_FENCE);					\
+	dcsim_sp_fence(DCSIM_ACC_FENCE);					\
 	dcsim_fence_order(__ATOMIC_SEQ_CST);					\
 } while (0)
 
 /* Orders earlier loads before later loads (and, here, before stores). */
 #define dcsim_smp_rmb() do {							\
-	__dcsim_sp_fence(DCSIM_ACC_RMB);					\
+	dcsim_sp_fence(DCSIM_ACC_RMB);					\
 	dcsim_fence_order(__ATOMIC_ACQUIRE);					\
 } while (0)
 
 /* Orders earlier stores (and loads) before later stores. */
 #define dcsim_smp_wmb() do {							\
-	__dcsim_sp_fence(DCSIM_ACC_WMB);					\
+	dcsim_sp_fence(DCSIM_ACC_WMB);					\
 	dcsim_fence_order(__ATOMIC_RELEASE);					\
 } while (0)
 
@@ -210,7 +210,7 @@ DCSIM_API extern int dcsim_tsan_fence_word;
 #endif
 
 #define dcsim_cpu_relax() do {							\
-	__dcsim_sp_fence(DCSIM_ACC_SPIN);					\
+	dcsim_sp_fence(DCSIM_ACC_SPIN);					\
 	dcsim_relax_cpu();							\
 } while (0)
 

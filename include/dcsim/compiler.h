@@ -15,7 +15,7 @@
 #define dcsim_unlikely(x)	__builtin_expect(!!(x), 0)
 
 #define DCSIM_CACHELINE		64
-#define __dcsim_cacheline_aligned __attribute__((aligned(DCSIM_CACHELINE)))
+#define dcsim_cacheline_aligned __attribute__((aligned(DCSIM_CACHELINE)))
 
 /* Compile-time barrier: the compiler may not move memory accesses across it. */
 #define dcsim_barrier()		__asm__ __volatile__("" ::: "memory")

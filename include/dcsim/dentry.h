@@ -115,7 +115,7 @@ struct dcsim_dentry {
 	};
 	struct dcsim_hlist_node *d_children;	/* first child; under d_lock */
 	struct dcsim_inode *d_inode;		/* NULL <=> negative; d_lock + i_lock */
-} __dcsim_cacheline_aligned;
+} dcsim_cacheline_aligned;
 
 /* Accessors (lockless snapshots unless the caller holds the dentry stable). */
 DCSIM_API int32_t dcsim_d_count(const struct dcsim_dentry *dentry);

@@ -837,7 +837,7 @@ void dcsim_dput(struct dcsim_dentry *d)
 		return;
 	c = d->d_cache;
 	/* What we did with our reference comes before the free (TSan only). */
-	__dcsim_rcu_tsan_before_free(&d->d_rcu);
+	dcsim_rcu_tsan_before_free(&d->d_rcu);
 	dstat_dput(c, READ_ONCE(c->strategy)->dput(d));
 }
 

@@ -30,7 +30,7 @@
 struct dcache_pcpu {
 	uint64_t v[DCSIM_CS_NR];
 	uint32_t used;			/* this slot has counted something */
-} __dcsim_cacheline_aligned;
+} dcsim_cacheline_aligned;
 
 struct dcache_bucket {
 	dcsim_spinlock_t lock;		/* models the hlist_bl bit lock */
@@ -53,14 +53,14 @@ struct dcsim_cache {
 	 * does not evict the read-mostly fields above from every other CPU
 	 * (issue 19: it shared line 0 with magic, strategy and hash).
 	 */
-	uint64_t next_id __dcsim_cacheline_aligned;	/* atomic */
+	uint64_t next_id dcsim_cacheline_aligned;	/* atomic */
 
 	/* the LRU (list_lru with a single node) */
-	dcsim_spinlock_t lru_lock __dcsim_cacheline_aligned;
+	dcsim_spinlock_t lru_lock dcsim_cacheline_aligned;
 	struct dcsim_list_head lru;	/* oldest at ->next */
 
 	/* root dentries (the kernel's s_roots / s_root) */
-	dcsim_spinlock_t roots_lock __dcsim_cacheline_aligned;
+	dcsim_spinlock_t roots_lock dcsim_cacheline_aligned;
 	struct dcsim_hlist_node *roots;
 };
 
@@ -310,9 +310,9 @@ enum fast_htm {
 };
 
 /* dput-fast.c: the 6.1 dput loop, optionally with the fast-htm transaction. */
-enum dcsim_dput_path __dcsim_dput_61(struct dcsim_dentry *d, enum fast_htm htm);
+enum dcsim_dput_path dcsim_dput_61(struct dcsim_dentry *d, enum fast_htm htm);
 /* dput-retain.c: the 6.8+ dput loop, optionally with the same transaction. */
-enum dcsim_dput_path __dcsim_dput_68(struct dcsim_dentry *d, enum fast_htm htm);
+enum dcsim_dput_path dcsim_dput_68(struct dcsim_dentry *d, enum fast_htm htm);
 /* dput-fast-htm.c: the transaction; true if the put is complete. */
 bool fast_dput_txn(struct dcsim_dentry *d);
 /* dput-fast-htm.c: whether this put is one for the transaction (fast-htm). */

@@ -17,7 +17,7 @@
 
 static enum dcsim_dput_path dput_fast_htm_all(struct dcsim_dentry *d)
 {
-	return __dcsim_dput_61(d, FAST_HTM_ALL);
+	return dcsim_dput_61(d, FAST_HTM_ALL);
 }
 
 const struct dcsim_dput_strategy dcsim_dput_fast_htm_all_strategy = {

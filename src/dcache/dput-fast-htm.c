@@ -113,7 +113,7 @@ committed:
 
 static enum dcsim_dput_path dput_fast_htm(struct dcsim_dentry *d)
 {
-	return __dcsim_dput_61(d, FAST_HTM_FINAL);
+	return dcsim_dput_61(d, FAST_HTM_FINAL);
 }
 
 const struct dcsim_dput_strategy dcsim_dput_fast_htm_strategy = {

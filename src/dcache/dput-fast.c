@@ -205,7 +205,7 @@ dput_61_wake(void)
 static enum dcsim_dput_path __attribute__((noinline))
 dput_61_lost_race(struct dcsim_dentry *d)
 {
-	__dcsim_stat_inc(DCSIM_STAT_LOCKREF_RETRIES);
+	dcsim_stat_inc(DCSIM_STAT_LOCKREF_RETRIES);
 	return dput_61_in_section(d, FAST_HTM_NONE);
 }
 
@@ -244,7 +244,7 @@ static inline enum dcsim_dput_path dput_61_fast(struct dcsim_dentry *d)
 	return dput_61_in_section(d, FAST_HTM_NONE);
 }
 
-enum dcsim_dput_path __dcsim_dput_61(struct dcsim_dentry *d, enum fast_htm htm)
+enum dcsim_dput_path dcsim_dput_61(struct dcsim_dentry *d, enum fast_htm htm)
 {
 	return dput_61_full(d, htm);
 }

@@ -15,8 +15,8 @@
  * models fs/dcache.c:dput() (3.12).  Also the fallback of the "rtm"
  * strategy, which is this code with a transaction in front.
  */
-enum dcsim_dput_path __dcsim_dput_312(struct dcsim_dentry *d);
-enum dcsim_dput_path __dcsim_dput_312(struct dcsim_dentry *d)
+enum dcsim_dput_path dcsim_dput_312(struct dcsim_dentry *d);
+enum dcsim_dput_path dcsim_dput_312(struct dcsim_dentry *d)
 {
 	enum dcsim_dput_path path = DCSIM_DPUT_PATH_CAS;
 	struct dcsim_dentry *next;
@@ -55,6 +55,6 @@ repeat:
 const struct dcsim_dput_strategy dcsim_dput_lockref_strategy = {
 	.name = "lockref",
 	.description = "3.12 dput(): lockref_put_or_lock(), d_lock for the final put",
-	.dput = __dcsim_dput_312,
+	.dput = dcsim_dput_312,
 	.retain_style = DCSIM_RETAIN_ALWAYS_REFERENCED,
 };

@@ -30,7 +30,7 @@
 /* models fs/dcache.c:dput() with fast_dput() of our 6.12 series */
 static enum dcsim_dput_path dput_retain_htm(struct dcsim_dentry *d)
 {
-	return __dcsim_dput_68(d, FAST_HTM_FINAL);
+	return dcsim_dput_68(d, FAST_HTM_FINAL);
 }
 
 const struct dcsim_dput_strategy dcsim_dput_retain_htm_strategy = {

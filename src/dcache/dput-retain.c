@@ -180,7 +180,7 @@ locked:
 }
 
 /* models fs/dcache.c:dput() (6.8+); shared with retain-htm */
-enum dcsim_dput_path __dcsim_dput_68(struct dcsim_dentry *d, enum fast_htm htm)
+enum dcsim_dput_path dcsim_dput_68(struct dcsim_dentry *d, enum fast_htm htm)
 {
 	enum dcsim_dput_path path = DCSIM_DPUT_PATH_CAS;
 
@@ -217,7 +217,7 @@ enum dcsim_dput_path __dcsim_dput_68(struct dcsim_dentry *d, enum fast_htm htm)
 
 static enum dcsim_dput_path dput_retain(struct dcsim_dentry *d)
 {
-	return __dcsim_dput_68(d, FAST_HTM_NONE);
+	return dcsim_dput_68(d, FAST_HTM_NONE);
 }
 
 const struct dcsim_dput_strategy dcsim_dput_retain_strategy = {

@@ -19,7 +19,7 @@
 
 #include "dcache.h"
 
-enum dcsim_dput_path __dcsim_dput_312(struct dcsim_dentry *d);
+enum dcsim_dput_path dcsim_dput_312(struct dcsim_dentry *d);
 
 /* The transaction; true if it committed and the put is done. */
 static bool rtm_dput_txn(struct dcsim_dentry *d)
@@ -63,7 +63,7 @@ static enum dcsim_dput_path dput_rtm(struct dcsim_dentry *d)
 {
 	if (!(d_flags_read(d) & DCSIM_DCACHE_OP_DELETE) && dcsim_htm_live() && rtm_dput_txn(d))
 		return DCSIM_DPUT_PATH_HTM;
-	return __dcsim_dput_312(d);
+	return dcsim_dput_312(d);
 }
 
 const struct dcsim_dput_strategy dcsim_dput_rtm_strategy = {

@@ -24,7 +24,7 @@ void dcsim_kc___dentry_kill(struct dcsim_dentry *d)
 	struct dcsim_dentry *parent = IS_ROOT(d) ? NULL : READ_ONCE(d->d_parent);
 
 	__dentry_kill(d, parent);
-	/* As __dcsim_dput_61() counts the put that follows; @d may be freed. */
+	/* As dcsim_dput_61() counts the put that follows; @d may be freed. */
 	if (parent)
 		dstat_inc(parent->d_cache, DCSIM_CS_PARENT_PUT);
 }

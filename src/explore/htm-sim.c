@@ -141,7 +141,7 @@ dcsim_htm_status_t dcsim_htm_sim_start(void *cfa, void *ra)
 
 	if (!lt)
 		sim_refuse("simulated transaction begin");
-	__dcsim_stat_inc(DCSIM_STAT_HTM_ATTEMPTS);
+	dcsim_stat_inc(DCSIM_STAT_HTM_ATTEMPTS);
 	st = explore_htm_inject(lt, "htm begin");
 	if (st) {
 		/* Aborted at begin: nothing to undo, resume with the status. */
@@ -281,7 +281,7 @@ dcsim_htm_status_t htm_sim_begin_nojmp(void)
 	 * there is no frame to resume in, so the transaction aborts at once,
 	 * which hardware is always allowed to do.
 	 */
-	__dcsim_stat_inc(DCSIM_STAT_HTM_ATTEMPTS);
+	dcsim_stat_inc(DCSIM_STAT_HTM_ATTEMPTS);
 	st = DCSIM_HTM_SIM_MARK;
 	count_abort(st);
 	return st;
@@ -324,7 +324,7 @@ void dcsim_htm_sim_end(void)
 	if (lt->txn.nlog)
 		lt->pending_write = true;
 	lt->txn.nlog = 0;
-	__dcsim_stat_inc(DCSIM_STAT_HTM_COMMITS);
+	dcsim_stat_inc(DCSIM_STAT_HTM_COMMITS);
 	explore_note_htm(true, 0);
 	explore_slog_txn(lt, DCSIM_ACC_FENCE, NULL, 0, "htm commit", 0);
 }
