@@ -533,18 +533,6 @@ static void restore_policy(void)
 	dcsim_htm_set_policy(env);
 }
 
-/* DCSIM_EXPLORE_SCENARIO would skip the one-thread explorer runs of the HTM configs. */
-static bool scenario_env_set(const struct dcsim_checker_opts *o, size_t ncfg)
-{
-	const char *e = getenv("DCSIM_EXPLORE_SCENARIO");
-
-	if (ncfg < 2 || !COMMIT_CONFIG || !e || !*e)
-		return false;
-	fprintf(progress_file(o), "dcsim-check: DCSIM_EXPLORE_SCENARIO is set; unset it to "
-		"run the diff suite or a trace\n");
-	return true;
-}
-
 int dcsim_checker_diff(const struct dcsim_dput_strategy *s, const struct dcsim_checker_opts *o,
 		     struct dcsim_checker_result *res)
 {
@@ -561,10 +549,6 @@ int dcsim_checker_diff(const struct dcsim_dput_strategy *s, const struct dcsim_c
 	if (!s || !o || (unsigned int)o->budget > DCSIM_CHECKER_SOAK)
 		return -EINVAL;
 	ncfg = configs(s, cfgs);
-	if (scenario_env_set(o, ncfg)) {
-		restore_policy();
-		return -EINVAL;
-	}
 	n = o->diff_traces ? o->diff_traces : ntraces[o->budget];
 	steps = o->diff_steps ? o->diff_steps : DIFF_STEPS;
 	if (steps > 1000)
@@ -669,11 +653,6 @@ int dcsim_checker_trace_file(const struct dcsim_dput_strategy *s, const char *pa
 	}
 	t.seed = o->seed;
 	ncfg = configs(s, cfgs);
-	if (scenario_env_set(o, ncfg)) {
-		restore_policy();
-		trace_release(&t);
-		return -EINVAL;
-	}
 	fprintf(progress_file(o), "dcsim-check: trace %s: %s: %zu steps x %zu HTM configs\n", path,
 		s->name, t.n, ncfg);
 	for (size_t k = 0; k < ncfg; k++) {
