@@ -19,20 +19,9 @@ mode=$1
 bin=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-fail() { echo "check-cli: $*" >&2; exit 1; }
-
-# run EXPECTED-RC OUT-FILE ARGS...: run dcsim-check (stdout and stderr, where
-# its progress and reports go, into OUT-FILE), check its exit status.
-run() {
-	want=$1 out=$2
-	shift 2
-	"$bin" "$@" >"$out" 2>&1
-	rc=$?
-	if [ "$rc" -ne "$want" ]; then
-		cat "$out" >&2
-		fail "dcsim-check $* exited $rc, want $want"
-	fi
-}
+me=check-cli
+# shellcheck source=cli-lib.sh
+. "$(dirname "$0")/cli-lib.sh"
 
 case $mode in
 pass)

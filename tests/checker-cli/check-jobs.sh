@@ -13,18 +13,9 @@ set -u
 bin=$1 planted=$2 never=$3
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-fail() { echo "check-jobs: $*" >&2; exit 1; }
-
-run() {
-	want=$1 out=$2
-	shift 2
-	"$bin" "$@" >"$out" 2>&1
-	rc=$?
-	if [ "$rc" -ne "$want" ]; then
-		cat "$out" >&2
-		fail "dcsim-check $* exited $rc, want $want"
-	fi
-}
+me=check-jobs
+# shellcheck source=cli-lib.sh
+. "$(dirname "$0")/cli-lib.sh"
 
 run 0 "$tmp/p" --strategy fast --suites diff,explore,misuse --budget quick --jobs 2
 grep -q "runs on 2 processes, ok" "$tmp/p" || fail "no per-suite line of the 2 processes"
