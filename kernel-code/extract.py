@@ -5,8 +5,9 @@
 What to take is data: a tree table (kernel-code/trees/<version>.tree) names
 the tarball's top directory, the source file, the functions of the dput
 path, the ones a patch series adds, the defines to copy and the lockref
-file.  extract.py reads the tarball once, unpacks only fs/dcache.c,
-lib/lockref.c and what the series touches, applies the series (if any) to
+file.  extract.py unpacks only fs/dcache.c, lib/lockref.c and what the
+series touches (through tarball_cache.py, which keeps them once per
+tarball for every later build), applies the series (if any) to
 a copy, and writes into OUTDIR, for NAME given by --name:
 
   NAME-dcache.h            the table's functions of the unpatched source
@@ -47,6 +48,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
+
+import tarball_cache
 
 
 def die(msg):
@@ -354,15 +357,10 @@ def main():
     out = lambda suffix: os.path.join(args.outdir, "%s-%s" % (args.name, suffix))
     tarname = os.path.basename(args.tarball)
     try:
-        # -xf: tar finds the compression itself (the tests use a small
-        # uncompressed tarball of the same members); --occurrence=1: each
-        # member is there once, so tar stops reading after the last one.
-        r = subprocess.run(["tar", "-xf", args.tarball, "--occurrence=1", "-C", work] +
-                           ["%s/%s" % (top, m) for m in sorted(members)],
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        if r.returncode:
+        err = tarball_cache.unpack(args.tarball, top, members, work)
+        if err is not None:
             die("%s: cannot unpack %s (is it %s?):\n%s" %
-                (args.tarball, ", ".join(sorted(members)), tree["package"], r.stdout))
+                (args.tarball, ", ".join(sorted(members)), tree["package"], err))
         base = os.path.join(work, top)
         for p in args.patch:
             apply_patch(p, base, args.tarball, 0)
