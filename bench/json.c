@@ -13,8 +13,8 @@ json_t *bench_json_load(const char *path, const char *what)
 
 	if (j)
 		return j;
-	if (err.line < 0)	/* "unable to open PATH: REASON" */
-		fprintf(stderr, "dcsim-bench: %s: %s\n", what, err.text);
+	if (err.line < 0)	/* jansson's text: "unable to open PATH: REASON" */
+		fprintf(stderr, "dcsim-bench: %s: cannot read '%s' (%s)\n", what, path, err.text);
 	else
 		fprintf(stderr, "dcsim-bench: %s: '%s' is not JSON: %s at line %d, column %d\n",
 			what, path, err.text, err.line, err.column);
