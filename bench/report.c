@@ -251,7 +251,7 @@ struct target {
 	char buf[128];		/* a computed note */
 };
 
-#define MAX_TARGETS 64
+#define MAX_TARGETS 256	/* --sharing alone adds one per workload, strategy and thread count */
 
 static bool is_lockref_based(const struct bench_subject *s)
 {
