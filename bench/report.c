@@ -407,10 +407,18 @@ static unsigned int eval_targets(const struct bench_config *cfg, const struct be
 			.value = e.med, .limit = 1.8, .op = ">=", .est = e,
 		};
 		if (cfg->shape.ref_walk || host->online_cpus < 2 || host->busy) {
-			snprintf(tg->buf, sizeof(tg->buf), "%s%s%s",
-				 cfg->shape.ref_walk ? "--ref-walk ran; the target is RCU-walk's" : "",
-				 host->online_cpus < 2 ? " fewer than 2 CPUs online" : "",
-				 host->busy ? " host busy: other load shares the 2 cores" : "");
+			size_t off = 0;
+
+			tg->buf[0] = '\0';
+			if (cfg->shape.ref_walk)
+				off += snprintf(tg->buf + off, sizeof(tg->buf) - off,
+						"--ref-walk ran; the target is RCU-walk's");
+			if (host->online_cpus < 2 && off < sizeof(tg->buf))
+				off += snprintf(tg->buf + off, sizeof(tg->buf) - off, "%sfewer than 2 CPUs",
+						off ? "; " : "");
+			if (host->busy && off < sizeof(tg->buf))
+				snprintf(tg->buf + off, sizeof(tg->buf) - off,
+					 "%shost busy: other load shares the CPUs", off ? "; " : "");
 			tg->note = tg->buf;
 		}
 	}
