@@ -44,7 +44,7 @@
 
 #include "dcache.h"
 
-/* Why RCU-walk gave up: the labelled slow paths (dcache-cover.h). */
+/* models d_is_negative() under RCU-walk: no d_lock, so only under a d_seq sample. */
 static inline bool d_negative_rcu(struct dcsim_dentry *d)
 {
 	/* Under the caller's d_seq sample: the type read comes after it. */
@@ -53,8 +53,9 @@ static inline bool d_negative_rcu(struct dcsim_dentry *d)
 
 /*
  * models link_path_walk() + complete_walk() under LOOKUP_RCU; the caller
- * holds the RCU read lock.  Return: the leaf with a reference, or NULL with
- * none taken (the caller falls back to ref-walk).
+ * holds the RCU read lock.  Each way of giving up is a labelled slow path
+ * (walk_rcu_*, <dcsim/dcache-cover.h>).  Return: the leaf with a
+ * reference, or NULL with none taken (the caller falls back to ref-walk).
  */
 static struct dcsim_dentry *walk_rcu(struct dcsim_dentry *start, const char *const *names,
 				     unsigned int nr)
@@ -62,7 +63,7 @@ static struct dcsim_dentry *walk_rcu(struct dcsim_dentry *start, const char *con
 	struct dcsim_dentry *d = start, *child;
 	uint32_t seq, cseq;
 
-	/* path_init(): the cwd's sample; a unlink in progress on it ends first. */
+	/* path_init(): the cwd's sample; an unlink in progress on it ends first. */
 	seq = d_seq_begin(start);
 	for (unsigned int i = 0; i < nr; i++) {
 		uint32_t len = (uint32_t)strlen(names[i]);
