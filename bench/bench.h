@@ -157,6 +157,7 @@ struct bench_shape {
 	unsigned int unlink_pct;	/* churn: lookups that unlink */
 	unsigned int mix[8];		/* mixed: weight per workload index */
 	bool cold;			/* walk: directories never unused (never on the LRU) */
+	bool ref_walk;			/* walk, mixed: ref-walk only (--ref-walk), not RCU-walk */
 };
 
 struct bench_config {

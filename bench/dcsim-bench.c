@@ -79,6 +79,8 @@ static void usage(FILE *f)
 "      --leaves L           walk: private leaves per thread per bottom directory (default 8)\n"
 "      --cold               walk: directories that were never unused, so never on the LRU\n"
 "                           (default: warm, as on a built tree)\n"
+"      --ref-walk           walk, mixed: ref-walk (a reference on every component) instead\n"
+"                           of RCU-walk with its ref-walk fallback (the default)\n"
 "      --files N            final: private files per thread; churn: names per thread\n"
 "                           (default 64)\n"
 "      --shrink-batch N     churn: LRU entries scanned per prune (default 64)\n"
@@ -582,8 +584,9 @@ static int save_json(struct bench_config *cfg, const struct bench_host *host, co
 enum {
 	OPT_SEED = 256, OPT_HTM, OPT_PIN, OPT_NO_PIN, OPT_CPUS, OPT_DEPTH, OPT_FANOUT,
 	OPT_LEAVES, OPT_FILES, OPT_SHRINK_BATCH, OPT_SHRINK_US, OPT_UNLINK_PCT, OPT_MIX,
-	OPT_PLOT, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_COLD, OPT_CI_WIDTH, OPT_TIME_BUDGET,
-	OPT_MAX_REPS, OPT_WARMUP, OPT_COMPARE, OPT_LOAD, OPT_SHARING, OPT_FROM, OPT_SAVE,
+	OPT_PLOT, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_COLD, OPT_REF_WALK, OPT_CI_WIDTH,
+	OPT_TIME_BUDGET, OPT_MAX_REPS, OPT_WARMUP, OPT_COMPARE, OPT_LOAD, OPT_SHARING, OPT_FROM,
+	OPT_SAVE,
 };
 
 /* A number in (min, max] (a trailing % divides by 100 when @pct); Return: 0 or -1. */
@@ -625,6 +628,7 @@ int main(int argc, char **argv)
 		{ "fanout", required_argument, NULL, OPT_FANOUT },
 		{ "leaves", required_argument, NULL, OPT_LEAVES },
 		{ "cold", no_argument, NULL, OPT_COLD },
+		{ "ref-walk", no_argument, NULL, OPT_REF_WALK },
 		{ "files", required_argument, NULL, OPT_FILES },
 		{ "shrink-batch", required_argument, NULL, OPT_SHRINK_BATCH },
 		{ "shrink-us", required_argument, NULL, OPT_SHRINK_US },
@@ -759,6 +763,9 @@ int main(int argc, char **argv)
 		case OPT_LEAVES:
 			if (opt_uint("leaves", optarg, 1, 4096, &cfg.shape.leaves))
 				return 2;
+			break;
+		case OPT_REF_WALK:
+			cfg.shape.ref_walk = true;
 			break;
 		case OPT_COLD:
 			cfg.shape.cold = true;

@@ -206,6 +206,12 @@ static int read_config(const char *path, const json_t *c, const json_t *doc,
 	cfg->shape.shrink_us = (unsigned int)get_u64(shape, "shrink_us");
 	cfg->shape.unlink_pct = (unsigned int)get_u64(shape, "unlink_pct");
 	cfg->shape.cold = json_is_true(json_object_get(shape, "cold"));
+	/* absent from reports before RCU-walk, which were all ref-walk */
+	{
+		const char *wm = json_string_value(json_object_get(shape, "walk_mode"));
+
+		cfg->shape.ref_walk = !wm || !strcmp(wm, "ref");
+	}
 	for (unsigned int w = 0; w < bench_nr_workloads && w < DCSIM_ARRAY_SIZE(cfg->shape.mix); w++)
 		cfg->shape.mix[w] = (unsigned int)get_u64(json_object_get(c, "mix"),
 							  bench_workloads[w]->name);

@@ -266,6 +266,14 @@ static bool is_htm_strategy(const struct bench_subject *s)
 	return s->kind == BENCH_STRATEGY && st && (st->flags & DCSIM_STRATEGY_USES_HTM);
 }
 
+/* "rcu" or "ref" for the groups whose ops walk paths (walk, mixed); "" otherwise. */
+static const char *walk_mode(const struct bench_config *cfg, const char *group)
+{
+	if (strcmp(group, "walk") && strcmp(group, "mixed"))
+		return "";
+	return cfg->shape.ref_walk ? "ref" : "rcu";
+}
+
 static unsigned int eval_targets(const struct bench_config *cfg, const struct bench_host *host,
 				 struct target *t)
 {
@@ -411,6 +419,49 @@ static unsigned int eval_targets(const struct bench_config *cfg, const struct be
 		n++;
 	}
 
+	/*
+	 * 6: walk scales (issue 19): RCU-walk writes no shared line but the
+	 * private leaf's, so 2 threads on 2 cores do nearly twice 1 thread's
+	 * work.  Per rep, the 2-thread cell over the 1-thread cell.
+	 */
+	for (unsigned int s = 0; s < cfg->nr_subjects && n < MAX_TARGETS; s++) {
+		const struct bench_subject *subj = &cfg->subjects[s];
+		double v[BENCH_MAX_REPS];
+		struct bench_est e;
+		struct target *tg;
+		int one;
+
+		if (subj->kind != BENCH_STRATEGY)
+			continue;
+		r = bench_find_row(cfg, "walk", 2, subj->name);
+		one = bench_find_row(cfg, "walk", 1, subj->name);
+		if (r < 0 || one < 0)
+			continue;
+		bench_median_ci(v, bench_ratio_samples(cfg, &cfg->rows[r], one, false, v), &e);
+		tg = &t[n++];
+		*tg = (struct target){
+			.id = "walk-2t-scaling",
+			.what = "walk 2 threads: throughput over its 1-thread throughput",
+			.group = "walk", .subject = subj->name, .threads = 2,
+			.value = e.med, .limit = 1.8, .op = ">=", .est = e,
+		};
+		if (cfg->shape.ref_walk || host->online_cpus < 2 || host->busy) {
+			size_t off = 0;
+
+			tg->buf[0] = '\0';
+			if (cfg->shape.ref_walk)
+				off += snprintf(tg->buf + off, sizeof(tg->buf) - off,
+						"--ref-walk ran; the target is RCU-walk's");
+			if (host->online_cpus < 2 && off < sizeof(tg->buf))
+				off += snprintf(tg->buf + off, sizeof(tg->buf) - off, "%sfewer than 2 CPUs",
+						off ? "; " : "");
+			if (host->busy && off < sizeof(tg->buf))
+				snprintf(tg->buf + off, sizeof(tg->buf) - off,
+					 "%shost busy: other load shares the CPUs", off ? "; " : "");
+			tg->note = tg->buf;
+		}
+	}
+
 	for (unsigned int i = 0; i < n; i++) {
 		t[i].verdict = bench_verdict(&t[i].est, t[i].op, t[i].limit);
 		t[i].pass = !strcmp(t[i].verdict, "ok");
@@ -524,6 +575,14 @@ static void print_host(const struct bench_config *cfg, const struct bench_host *
 			"rerun on a quiet machine for figures to quote\n", host->busy_why);
 	if (host->dentry_size)
 		fprintf(f, "model:    sizeof(struct dcsim_dentry) = %zu bytes\n", host->dentry_size);
+	for (unsigned int g = 0; g < cfg->nr_groups; g++) {
+		if (*walk_mode(cfg, cfg->groups[g].name)) {
+			fprintf(f, "walk:     %s\n", cfg->shape.ref_walk ?
+				"ref-walk (--ref-walk): a reference on every component" :
+				"RCU-walk, ref-walk when it gives up (counters walk_rcu, walk_unlazy)");
+			break;
+		}
+	}
 	fprintf(f, "command:  %s\n", cfg->cmdline);
 }
 
@@ -767,6 +826,7 @@ static void print_csv(const struct bench_config *cfg, const struct bench_host *h
 	}
 	for (unsigned int i = 0; i < DCSIM_ARRAY_SIZE(model_reasons); i++)
 		fprintf(f, ",model_abort_%s", model_reasons[i].name);
+	fputs(",walk_mode", f);
 	fputc('\n', f);
 
 	for (unsigned int i = 0; i < cfg->nr_rows; i++) {
@@ -822,6 +882,7 @@ static void print_csv(const struct bench_config *cfg, const struct bench_host *h
 			fprintf(f, ",%llu", (unsigned long long)aborts_by(&a, c));
 		for (unsigned int k = 0; k < DCSIM_ARRAY_SIZE(model_reasons); k++)
 			fprintf(f, ",%lld", (long long)a.c.v[model_reasons[k].stat]);
+		fprintf(f, ",%s", walk_mode(cfg, cfg->groups[row->group].name));
 		fputc('\n', f);
 	}
 }
@@ -920,11 +981,12 @@ static json_t *json_config(const struct bench_config *cfg)
 	json_object_set_new(c, "subjects", json_strs(&cfg->subjects[0].name, cfg->nr_subjects,
 						     sizeof(cfg->subjects[0])));
 	json_object_set_new(c, "baseline", bj_str(cfg->subjects[cfg->baseline].name));
-	json_object_set_new(c, "shape", json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:b}",
+	json_object_set_new(c, "shape", json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:b, s:s}",
 		"depth", (int)cfg->shape.depth, "fanout", (int)cfg->shape.fanout,
 		"leaves", (int)cfg->shape.leaves, "files", (int)cfg->shape.files,
 		"shrink_batch", (int)cfg->shape.shrink_batch, "shrink_us", (int)cfg->shape.shrink_us,
-		"unlink_pct", (int)cfg->shape.unlink_pct, "cold", cfg->shape.cold));
+		"unlink_pct", (int)cfg->shape.unlink_pct, "cold", cfg->shape.cold,
+		"walk_mode", cfg->shape.ref_walk ? "ref" : "rcu"));
 	a = json_object();
 	for (unsigned int i = 0; i < bench_nr_workloads && i < DCSIM_ARRAY_SIZE(cfg->shape.mix); i++)
 		if (strcmp(bench_workloads[i]->name, "mixed"))

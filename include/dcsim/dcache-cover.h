@@ -41,6 +41,10 @@ enum dcsim_dcache_cover {
 	DCSIM_COVER_HTM_KILL,
 	DCSIM_COVER_HTM_BADCOUNT,
 	DCSIM_COVER_HTM_NOTREF,
+	DCSIM_COVER_WALK_RCU_MISS,	/* RCU-walk: a component not found, or negative */
+	DCSIM_COVER_WALK_RCU_SEQ,	/* RCU-walk: a directory's d_seq moved under its lookup */
+	DCSIM_COVER_WALK_RCU_DEAD,	/* RCU-walk: the leaf died before its reference */
+	DCSIM_COVER_WALK_RCU_LEGIT,	/* RCU-walk: the leaf's d_seq moved after its reference */
 	DCSIM_COVER_NR
 };
 
@@ -64,6 +68,8 @@ enum dcsim_dcache_fault {
 	DCSIM_DCACHE_FAULT_NONE,
 	/* a kill of a dentry on another thread's shrink list unlinks and frees it */
 	DCSIM_DCACHE_FAULT_HUSK_FREED_EARLY,
+	/* RCU-walk legitimises the leaf without the d_seq recheck after its reference */
+	DCSIM_DCACHE_FAULT_WALK_NO_SEQ_RECHECK,
 	DCSIM_DCACHE_FAULT_NR
 };
 

@@ -56,6 +56,10 @@ enum dcsim_dcache_scenario {
 	DCSIM_DSCN_UNLINK_ALIAS,	/* final put against d_delete of a hard link (i_lock) */
 	DCSIM_DSCN_PRUNE_CREATE,	/* prune of a parent that gains a child meanwhile */
 	DCSIM_DSCN_MISUSE,		/* a put without a reference: exactly one warning */
+	DCSIM_DSCN_WALK_VS_KILL,	/* RCU-walks to d/a/f and d/a/g against a kill of f */
+	DCSIM_DSCN_WALK_VS_DROP,	/* RCU-walks through d/a against d_drop(a) */
+	DCSIM_DSCN_WALK_VS_PRUNE,	/* RCU-walks to d/f, d/g against the shrinker */
+	DCSIM_DSCN_WALK_VS_UNLINK,	/* an RCU-walk to d/f against d_delete(f) (negative) */
 	DCSIM_DSCN_NR
 };
 

@@ -36,6 +36,10 @@ static const char *const cover_names[DCSIM_COVER_NR] = {
 	[DCSIM_COVER_HTM_KILL] = "htm_kill",
 	[DCSIM_COVER_HTM_BADCOUNT] = "htm_badcount",
 	[DCSIM_COVER_HTM_NOTREF] = "htm_notref",
+	[DCSIM_COVER_WALK_RCU_MISS] = "walk_rcu_miss",
+	[DCSIM_COVER_WALK_RCU_SEQ] = "walk_rcu_seq",
+	[DCSIM_COVER_WALK_RCU_DEAD] = "walk_rcu_dead",
+	[DCSIM_COVER_WALK_RCU_LEGIT] = "walk_rcu_legit",
 };
 
 const char *dcsim_dcache_cover_name(enum dcsim_dcache_cover label)
