@@ -67,6 +67,12 @@ enum dcsim_dcache_fault {
 	DCSIM_DCACHE_FAULT_NR
 };
 
+/** dcsim_dcache_fault_name() - short stable name ("husk-freed-early"), NULL if out of range. */
+DCSIM_API const char *dcsim_dcache_fault_name(enum dcsim_dcache_fault fault);
+
+/** dcsim_dcache_fault_lookup() - the fault named @name.  Return: it, or -1. */
+DCSIM_API int dcsim_dcache_fault_lookup(const char *name);
+
 /** dcsim_dcache_set_fault() - plant @fault in every cache of the process. */
 DCSIM_API void dcsim_dcache_set_fault(enum dcsim_dcache_fault fault);
 
