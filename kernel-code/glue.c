@@ -185,6 +185,7 @@ static const struct dcsim_dput_strategy k612 = {
 		       "and lib/lockref.c, compiled from linux-source-6.12",
 	.dput = k612_dput,
 	.retain_style = DCSIM_RETAIN_LRU_THEN_REFERENCED,
+	.flags = DCSIM_STRATEGY_LOCK_FOR_KILL,
 };
 
 #ifdef KC_HAVE_K612_HTM
@@ -194,7 +195,7 @@ static const struct dcsim_dput_strategy k612_htm = {
 	.description = "k612 with kernel/patches-6.12/ applied: the series' own fast_dput_htm() on 6.12",
 	.dput = k612_htm_dput,
 	.retain_style = DCSIM_RETAIN_LRU_THEN_REFERENCED,
-	.flags = DCSIM_STRATEGY_USES_HTM,
+	.flags = DCSIM_STRATEGY_USES_HTM | DCSIM_STRATEGY_LOCK_FOR_KILL,
 };
 #endif
 
@@ -208,6 +209,7 @@ const struct dcsim_dput_strategy kc_strategy_example = {
 	.description = "k612 with examples/kernel-patches/retain-dontcache-first.patch",
 	.dput = k612_ex_dput,
 	.retain_style = DCSIM_RETAIN_LRU_THEN_REFERENCED,
+	.flags = DCSIM_STRATEGY_LOCK_FOR_KILL,
 };
 
 const struct dcsim_dput_strategy kc_strategy_example_bug = {
@@ -216,6 +218,7 @@ const struct dcsim_dput_strategy kc_strategy_example_bug = {
 		       "(planted bug: d_lru_add() without d_lock)",
 	.dput = k612_ex_bug_dput,
 	.retain_style = DCSIM_RETAIN_LRU_THEN_REFERENCED,
+	.flags = DCSIM_STRATEGY_LOCK_FOR_KILL,
 };
 
 /*

@@ -55,6 +55,7 @@ enum dcsim_dcache_scenario {
 	DCSIM_DSCN_DGET_PARENT,		/* a dget_parent walk against a kill of the child */
 	DCSIM_DSCN_UNLINK_ALIAS,	/* final put against d_delete of a hard link (i_lock) */
 	DCSIM_DSCN_PRUNE_CREATE,	/* prune of a parent that gains a child meanwhile */
+	DCSIM_DSCN_PRUNE_DELETE_ALIAS,	/* prune vs lookup + d_delete + dput, alias holds i_lock */
 	DCSIM_DSCN_MISUSE,		/* a put without a reference: exactly one warning */
 	DCSIM_DSCN_NR
 };

@@ -143,7 +143,7 @@ REQUIRED = ["commit", "subject", "fixed-in", "id-check", "verified-by", "class",
             "expect", "catch", "needs", "status"]
 # What the runner (dcsim-check --corpus) reads: strategies, fixed, suites, plant.
 KNOWN = set(REQUIRED) | {"tree", "patch", "after", "fault", "scenario", "note",
-                         "strategies", "fixed", "suites", "plant"}
+                         "strategies", "fixed", "suites", "plant", "budget"}
 SUITE = re.compile(r"^(diff|misuse|stress|explore(:[a-z0-9-]+(,[a-z0-9-]+)*)?)$")
 
 def parse_bug(path):
@@ -206,6 +206,8 @@ def check_bug(path, f):
         err(where, "kind (b) needs 'fault' (the model fault to plant)")
     if kind == "c" and ("scenario" not in f or f["expect"] not in ("expected-fail", "missed")):
         err(where, "kind (c) needs 'scenario' and expect 'expected-fail' (or 'missed')")
+    if f.get("budget", "quick") not in ("quick", "default", "soak"):
+        err(where, "budget must be quick, default or soak")
     for s in f.get("suites", "").split():
         if not SUITE.match(s):
             err(where, "suite '%s' is not diff, misuse, stress, explore or explore:SCN,..." % s)

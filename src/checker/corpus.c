@@ -13,6 +13,8 @@
  *   fixed:       kind (c): the strategies with the fix, which must pass
  *   suites:      diff, misuse, stress, explore or explore:SCN,SCN,...
  *   plant:       a model fault to plant (dcsim_dcache_fault_lookup())
+ *   budget:      quick, default or soak: the entry's own, when its bug
+ *                needs more executions than the run's budget gives
  *   expect:      caught, pass, expected-fail or missed
  *
  * Each (strategy, suite) runs in a child process, so that a bug which
@@ -50,6 +52,7 @@ struct bug {
 	char commit[FIELD_LEN], class[FIELD_LEN], kind[FIELD_LEN], tree[FIELD_LEN];
 	char after[FIELD_LEN], expect[FIELD_LEN], needs[FIELD_LEN];
 	char strategies[FIELD_LEN], fixed[FIELD_LEN], suites[FIELD_LEN], plant[FIELD_LEN];
+	char budget[FIELD_LEN];
 };
 
 struct run {
@@ -81,6 +84,7 @@ static char *field(struct bug *b, const char *key)
 		{ "fixed", offsetof(struct bug, fixed) },
 		{ "suites", offsetof(struct bug, suites) },
 		{ "plant", offsetof(struct bug, plant) },
+		{ "budget", offsetof(struct bug, budget) },
 	};
 
 	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
@@ -193,9 +197,10 @@ static void run_one(const struct bug *b, struct run *r, const struct dcsim_dput_
 			fclose(rep);
 		return;
 	}
-	snprintf(prefix, sizeof(prefix), "%s --strategy %s%s%s",
+	snprintf(prefix, sizeof(prefix), "%.400s --strategy %.100s%s%.60s%s%.10s",
 		 o0->replay_prefix ? o0->replay_prefix : "dcsim-check", s->name,
-		 fault > 0 ? " --fault " : "", fault > 0 ? b->plant : "");
+		 fault > 0 ? " --fault " : "", fault > 0 ? b->plant : "",
+		 b->budget[0] ? " --budget " : "", b->budget);
 	fflush(stdout);
 	fflush(stderr);
 	fflush(o0->report ? o0->report : stdout);
@@ -211,6 +216,8 @@ static void run_one(const struct bug *b, struct run *r, const struct dcsim_dput_
 		struct dcsim_checker_opts o = *o0;
 		int rc;
 
+		if (b->budget[0])
+			dcsim_checker_budget_parse(b->budget, &o.budget);
 		close(p[0]);
 		/* The explorer writes its part of a report to fd 2 itself. */
 		dup2(fileno(rep), 2);

@@ -83,9 +83,27 @@ static bool shrink_lock_dentry(struct dcsim_dentry *d)
 		d_unlock(d);
 		dcsim_spin_lock(&inode->i_lock);
 		d_lock(d);
-		/* In use again, or a new inode: somebody had grabbed it. */
-		if (unlikely(d_cnt(d)) || unlikely(READ_ONCE(d->d_inode) != inode))
+		if (d->d_cache->strategy->flags & DCSIM_STRATEGY_LOCK_FOR_KILL) {
+			/*
+			 * 6.8+ lock_for_kill() (339e9e13530b): a new inode (a
+			 * d_delete() made it negative meanwhile) is no sign of a
+			 * user; lock the one it has now, if any.
+			 */
+			while (unlikely(READ_ONCE(d->d_inode) != inode)) {
+				dcsim_spin_unlock(&inode->i_lock);
+				inode = READ_ONCE(d->d_inode);
+				if (!inode)
+					break;
+				d_unlock(d);
+				dcsim_spin_lock(&inode->i_lock);
+				d_lock(d);
+			}
+			if (unlikely(d_cnt(d)))
+				goto out;
+		} else if (unlikely(d_cnt(d)) || unlikely(READ_ONCE(d->d_inode) != inode)) {
+			/* 6.1: in use again, or a new inode: somebody had grabbed it. */
 			goto out;
+		}
 	}
 	if (IS_ROOT(d))
 		return true;
