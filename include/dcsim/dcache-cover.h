@@ -64,6 +64,17 @@ enum dcsim_dcache_fault {
 	DCSIM_DCACHE_FAULT_NONE,
 	/* a kill of a dentry on another thread's shrink list unlinks and frees it */
 	DCSIM_DCACHE_FAULT_HUSK_FREED_EARLY,
+	/*
+	 * 89dc77bcdabf (3.12): a move from the LRU to a shrink list leaves
+	 * the LRU count (nr_dentry_unused) as it was
+	 */
+	DCSIM_DCACHE_FAULT_LRU_ACCOUNTING,
+	/*
+	 * "fs/dcache: Fix incorrect nr_dentry_unused accounting in
+	 * shrink_dcache_sb()" (5.0): shrink_all subtracts what it moved from
+	 * the LRU count a second time
+	 */
+	DCSIM_DCACHE_FAULT_SHRINK_ALL_RECOUNT,
 	DCSIM_DCACHE_FAULT_NR
 };
 

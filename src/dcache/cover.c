@@ -50,6 +50,8 @@ const char *dcsim_dcache_cover_name(enum dcsim_dcache_cover label)
 static const char *const fault_names[DCSIM_DCACHE_FAULT_NR] = {
 	[DCSIM_DCACHE_FAULT_NONE] = "none",
 	[DCSIM_DCACHE_FAULT_HUSK_FREED_EARLY] = "husk-freed-early",
+	[DCSIM_DCACHE_FAULT_LRU_ACCOUNTING] = "89dc77bcdabf-lru-accounting",
+	[DCSIM_DCACHE_FAULT_SHRINK_ALL_RECOUNT] = "shrink-dcache-sb-unused-count",
 };
 
 const char *dcsim_dcache_fault_name(enum dcsim_dcache_fault fault)

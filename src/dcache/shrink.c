@@ -33,7 +33,8 @@ static void d_lru_shrink_move(struct dcsim_dentry *d, struct dcsim_list_head *li
 	__d_set_flags(d, DCSIM_DCACHE_SHRINK_LIST);
 	dlist_move(&d->d_lru, list);
 	dstat_inc(c, DCSIM_CS_LRU_DEL);
-	dstat_add(c, DCSIM_CS_NR_LRU, -1);
+	if (!dcache_faulty(DCSIM_DCACHE_FAULT_LRU_ACCOUNTING))
+		dstat_add(c, DCSIM_CS_NR_LRU, -1);
 }
 
 /*
@@ -220,6 +221,7 @@ unsigned long dcsim_shrink_all(struct dcsim_cache *c)
 		return 0;
 	do {
 		unsigned int batch = 1024;
+		long moved = 0;
 
 		dlist_init(&dispose);
 		dcsim_spin_lock(&c->lru_lock);
@@ -234,7 +236,11 @@ unsigned long dcsim_shrink_all(struct dcsim_cache *c)
 			}
 			d_lru_shrink_move(d, &dispose);
 			d_unlock(d);
+			moved++;
 		}
+		/* The planted fault: d_lru_shrink_move() counted them already. */
+		if (dcache_faulty(DCSIM_DCACHE_FAULT_SHRINK_ALL_RECOUNT))
+			dstat_add(c, DCSIM_CS_NR_LRU, -moved);
 		dcsim_spin_unlock(&c->lru_lock);
 		killed += shrink_dentry_list(c, &dispose);
 		dcsim_spin_lock(&c->lru_lock);
