@@ -480,7 +480,8 @@ const struct scn_def scn_defs[DCSIM_DSCN_NR] = {
 	[DCSIM_DSCN_PRUNE_DELETE_ALIAS] = { "prune-delete-alias", build_prune_delete_alias, {
 		{ PRUNE(1) },
 		{ LOOKUP(0, "f", 1), DELETE(1), DPUT(1) },
-		{ DELETE(1), DPUT(1) } } },
+		{ DELETE(1), DPUT(1) } },
+		.latent_unless = DCSIM_STRATEGY_LOCK_FOR_KILL },
 	/* f cached and unused; T0 puts it without a reference. */
 	[DCSIM_DSCN_MISUSE] = { "misuse-put", build_misuse, {
 		{ DPUT_UNOWNED(1) },

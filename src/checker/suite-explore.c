@@ -79,7 +79,7 @@ int dcsim_checker_explore(const struct dcsim_dput_strategy *s, const struct dcsi
 			for (size_t m = 0; m < DCSIM_ARRAY_SIZE(modes) && !res->failures; m++) {
 				struct dcsim_explore_opts eo;
 				struct dcsim_explore_result r;
-				char pct[48];
+				char pct[48], named[160];
 				int rc;
 
 				if (!wanted(o->scenarios, dcsim_dcache_scenario_name(scn)))
@@ -96,6 +96,13 @@ int dcsim_checker_explore(const struct dcsim_dput_strategy *s, const struct dcsi
 				eo.htm = htms[h];
 				eo.abort_permille = 60;
 				eo.quiet = o->quiet;
+				if (o->scenarios && !one) {
+					/* Named: latent-bug scenarios run too. */
+					snprintf(named, sizeof(named), "%s/%s/%s",
+						 dcsim_dcache_scenario_name(scn), s->name,
+						 dcsim_explore_htm_name(htms[h]));
+					eo.scenario = named;
+				}
 				if (one) {
 					/* The replay of one execution. */
 					eo.scenario = o->scenario;
