@@ -20,6 +20,9 @@ a copy, and writes into OUTDIR, for NAME given by --name:
                            lockref file, or a line outside the table's
                            functions, stops with an error naming the hunk,
                            the file or the function
+  with --series DIR and --patch FILE...: the same after DIR/series, with
+                           the series' functions and defines (a variant
+                           of the series' strategy, kernel/corpus/ "after:")
   with --series DIR:
   NAME-htm-dcache.h        the functions + series-funcs after DIR/series
   NAME-htm-bug-nolock-dcache.h
@@ -38,7 +41,7 @@ A required name that is missing, or found twice, stops the build with a
 message: the tree or the series changed shape and the table must follow.
 
 usage: extract.py --tree TABLE --tarball TARBALL --name NAME
-                  [--series DIR | --patch FILE...] OUTDIR
+                  [--series DIR] [--patch FILE...] OUTDIR
 """
 
 import argparse
@@ -338,8 +341,6 @@ def main():
     top, source = tree["top"], tree["source"]
     if not os.path.exists(args.tarball):
         die("%s not found (apt-get install %s)" % (args.tarball, tree["package"]))
-    if args.series and args.patch:
-        die("--series and --patch exclude each other")
     patches = read_series(args.series) if args.series else []
     os.makedirs(args.outdir, exist_ok=True)
     members = {source, tree["lockref"]}
@@ -362,18 +363,24 @@ def main():
             die("%s: cannot unpack %s (is it %s?):\n%s" %
                 (args.tarball, ", ".join(sorted(members)), tree["package"], err))
         base = os.path.join(work, top)
+        funcs, defines = tree["funcs"], []
+        origin = "%s %s" % (tarname, source)
+        if patches and args.patch:
+            # A patch on top of the series: the series' variant, changed.
+            for p in patches:
+                apply_patch(p, base, args.tarball, None)
+            funcs, defines = tree["funcs"] + tree["series-funcs"], tree["series-defines"]
+            origin += " with %s" % ", ".join(os.path.basename(p) for p in patches)
         for p in args.patch:
             apply_patch(p, base, args.tarball, 0)
-            check_patch_scope(p, os.path.join(base, source), source, tree["funcs"], args.tree)
-        origin = "%s %s" % (tarname, source)
+            check_patch_scope(p, os.path.join(base, source), source, funcs, args.tree)
         if args.patch:
             origin += " with %s" % ", ".join(os.path.basename(p) for p in args.patch)
-        write(out("dcache.h"),
-              extract(os.path.join(base, source), source, tree["funcs"], [], origin))
+        write(out("dcache.h"), extract(os.path.join(base, source), source, funcs, defines, origin))
         with open(os.path.join(base, tree["lockref"]), encoding="utf-8") as f:
             lockref = f.read()
         write(out("lockref-c.h"), '#line 1 "%s"\n' % tree["lockref"] + lockref)
-        if not patches:
+        if not patches or args.patch:
             return
         patched = os.path.join(work, "patched")
         shutil.copytree(base, patched)

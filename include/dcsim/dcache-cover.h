@@ -70,8 +70,25 @@ enum dcsim_dcache_fault {
 	DCSIM_DCACHE_FAULT_HUSK_FREED_EARLY,
 	/* RCU-walk legitimises the leaf without the d_seq recheck after its reference */
 	DCSIM_DCACHE_FAULT_WALK_NO_SEQ_RECHECK,
+	/*
+	 * 89dc77bcdabf (3.12): a move from the LRU to a shrink list leaves
+	 * the LRU count (nr_dentry_unused) as it was
+	 */
+	DCSIM_DCACHE_FAULT_LRU_ACCOUNTING,
+	/*
+	 * "fs/dcache: Fix incorrect nr_dentry_unused accounting in
+	 * shrink_dcache_sb()" (5.0): shrink_all subtracts what it moved from
+	 * the LRU count a second time
+	 */
+	DCSIM_DCACHE_FAULT_SHRINK_ALL_RECOUNT,
 	DCSIM_DCACHE_FAULT_NR
 };
+
+/** dcsim_dcache_fault_name() - short stable name ("husk-freed-early"), NULL if out of range. */
+DCSIM_API const char *dcsim_dcache_fault_name(enum dcsim_dcache_fault fault);
+
+/** dcsim_dcache_fault_lookup() - the fault named @name.  Return: it, or -1. */
+DCSIM_API int dcsim_dcache_fault_lookup(const char *name);
 
 /** dcsim_dcache_set_fault() - plant @fault in every cache of the process. */
 DCSIM_API void dcsim_dcache_set_fault(enum dcsim_dcache_fault fault);

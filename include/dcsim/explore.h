@@ -65,8 +65,8 @@
  * dcsim_call_rcu() callback becomes ready once every thread that was inside
  * a section at call_rcu() time has left that section (a grace period), and
  * then runs at a schedule point the explorer chooses (or at quiescence).
- * A dentry's free (the cache's only RCU callback) poisons the dentry there
- * instead, and any later access to it through <dcsim/atomic.h> fails the
+ * A dentry's or an inode's free (the cache's RCU callbacks) poisons the
+ * object there instead, and any later access to it through <dcsim/atomic.h> fails the
  * execution with the freeing and the accessing thread's steps; the real
  * callback runs at quiescence, after the scenario's check.  Other
  * callbacks run for real at the chosen point, on the thread that reached

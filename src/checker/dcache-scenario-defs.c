@@ -340,6 +340,26 @@ static void check_unlink_alias(const struct dscn *s, const struct dcsim_cache_sn
 		dcsim_explore_fail("DONTCACHE f dies, the unlinked alias stays negative");
 }
 
+/*
+ * f and f2 name one inode; f cached, unused, on the LRU and not
+ * REFERENCED (the prune takes it), T2 holds f2.
+ */
+static void build_prune_delete_alias(struct dscn *s)
+{
+	struct dcsim_dentry *f = dscn_mk(s, s->dir, "f", NULL);
+	struct dcsim_dentry *f2 = f ? dcsim_d_alloc(s->dir, "f2") : NULL;
+
+	if (!f2 || dcsim_d_add_link(f2, f)) {
+		s->broken = true;
+		return;
+	}
+	s->id_f = dcsim_d_id(f);
+	s->id_g = dcsim_d_id(f2);
+	warm(s, s->dir, f, "f");
+	dcsim_prune(s->cache, 1);	/* rotated: no longer REFERENCED */
+	s->slot[2][1] = f2;
+}
+
 /* p cached, unused, childless, not REFERENCED. */
 static void build_prune_create(struct dscn *s)
 {
@@ -491,6 +511,19 @@ const struct scn_def scn_defs[DCSIM_DSCN_NR] = {
 		{ PRUNE(1) },
 		{ PRUNE(1), PRUNE(1) },
 		{ LOOKUP(0, "p", 1), CREATE(1, "c", 2), DPUT(2), DPUT(1) } } },
+	/*
+	 * 339e9e13530b: T0's prune takes f onto its list; T2's d_delete() of
+	 * the alias f2 holds the inode's i_lock, so the prune's trylock fails
+	 * and it relocks; meanwhile T1 looks f up, d_delete()s it (negative:
+	 * T1 is its only user) and puts it back to T0's list.  After the
+	 * relock f is unused but has no inode: 6.1 takes that for "somebody
+	 * grabbed it" and drops f from its list, on no list at all.
+	 */
+	[DCSIM_DSCN_PRUNE_DELETE_ALIAS] = { "prune-delete-alias", build_prune_delete_alias, {
+		{ PRUNE(1) },
+		{ LOOKUP(0, "f", 1), DELETE(1), DPUT(1) },
+		{ DELETE(1), DPUT(1) } },
+		.latent_unless = DCSIM_STRATEGY_LOCK_FOR_KILL },
 	/* f cached and unused; T0 puts it without a reference. */
 	[DCSIM_DSCN_MISUSE] = { "misuse-put", build_misuse, {
 		{ DPUT_UNOWNED(1) },

@@ -668,6 +668,17 @@ int dcsim_explore_dcache(const struct dcsim_dput_strategy *strategy, enum dcsim_
 	snprintf(name, sizeof(name), "%s/%s/%s", scn_defs[scn].name, strategy->name,
 		 dcsim_explore_htm_name(opts->htm));
 	sc.name = name;
+	if (scn_defs[scn].latent_unless && !(strategy->flags & scn_defs[scn].latent_unless) &&
+	    (!opts->scenario || strcmp(opts->scenario, name))) {
+		/* A bug the modelled kernel has: run only when asked for by name. */
+		release_spec(arg);
+		free(arg);
+		if (res) {
+			memset(res, 0, sizeof(*res));
+			res->skipped = true;
+		}
+		return 0;
+	}
 	rc = dcsim_explore_run(&sc, opts, res);
 	release_spec(arg);
 	free(arg);

@@ -84,6 +84,13 @@ struct scn_def {
 	void (*check)(const struct dscn *s, const struct dcsim_cache_snapshot *snap);
 	unsigned int warns;		/* misuse warnings expected */
 	bool no_spec;			/* not comparable with the spec (misuse) */
+	/*
+	 * A latent-bug scenario (kernel/corpus/, kind c): it shows a bug
+	 * that the modelled kernel still has, so on a strategy without one
+	 * of these DCSIM_STRATEGY_* flags (the fix) it runs only when
+	 * opts->scenario names it exactly; elsewhere it is skipped.
+	 */
+	unsigned int latent_unless;
 };
 
 /* Every scenario, indexed by enum dcsim_dcache_scenario. */

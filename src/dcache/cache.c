@@ -333,10 +333,13 @@ static struct dcsim_dentry *__d_alloc(struct dcsim_cache *c, const char *name, b
 
 static struct dcsim_inode *inode_alloc(void)
 {
-	struct dcsim_inode *inode = calloc(1, sizeof(*inode));
+	struct dcsim_inode *inode = aligned_alloc(DCSIM_CACHELINE, sizeof(*inode));
 
-	if (inode)
+	if (inode) {
+		memset(inode, 0, sizeof(*inode));
 		dcsim_spin_lock_init(&inode->i_lock);
+		inode->i_magic = DCACHE_INODE_MAGIC;
+	}
 	return inode;
 }
 

@@ -70,11 +70,19 @@ struct dcsim_cache {
  * after a grace period: lock_for_kill() and shrink_lock_dentry() lock an
  * inode they read under d_lock after dropping d_lock, under RCU.
  */
+/*
+ * Cache-line aligned, with i_magic set while allocated: the explorer's RCU
+ * model tells a queued inode apart by both (describe.c) and poisons it
+ * until its grace period is over, as it does a freed dentry.
+ */
 struct dcsim_inode {
 	dcsim_spinlock_t i_lock;
 	uint32_t i_count;		/* dentries whose d_inode is this; under i_lock */
-	struct dcsim_rcu_head i_rcu;
-};
+	struct dcsim_rcu_head i_rcu;	/* 8 bytes past a 16-byte boundary */
+	uint32_t i_magic;		/* DCACHE_INODE_MAGIC */
+} dcsim_cacheline_aligned;
+
+#define DCACHE_INODE_MAGIC	0x1d0de5ffu
 
 /* ---- small helpers -------------------------------------------------------- */
 
