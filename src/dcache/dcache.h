@@ -74,7 +74,16 @@ struct dcsim_inode {
 	dcsim_spinlock_t i_lock;
 	uint32_t i_count;		/* dentries whose d_inode is this; under i_lock */
 	struct dcsim_rcu_head i_rcu;
-};
+	/*
+	 * A directory's create lock, standing for i_rwsem held exclusive
+	 * (dcsim_inode_lock()).  The inode is one cache line of its own, so
+	 * the lock shares it only with this directory's i_lock and i_count,
+	 * which change when the directory itself is linked or unlinked, never
+	 * when its children are: creators in different directories write
+	 * different lines.
+	 */
+	dcsim_spinlock_t i_rwsem;
+} dcsim_cacheline_aligned;
 
 /* ---- small helpers -------------------------------------------------------- */
 
