@@ -81,6 +81,15 @@ struct dcsim_inode {
 	 * which change when the directory itself is linked or unlinked, never
 	 * when its children are: creators in different directories write
 	 * different lines.
+	 *
+	 * The model's ticket spinlock rather than a pthread rwlock: each of
+	 * its accesses is a schedule point of the check build, so the
+	 * explorer can interleave two creators (a pthread lock would block a
+	 * logical thread behind the explorer, which runs one at a time);
+	 * nobody takes it shared (lookups are lockless, and the kernel's
+	 * shared holders, lookup_slow(), create when they miss); and a waiter
+	 * yields its CPU after a short spin (dcsim_spin_lock()), so a
+	 * preempted holder costs yields, not a time slice of spinning.
 	 */
 	dcsim_spinlock_t i_rwsem;
 } dcsim_cacheline_aligned;
