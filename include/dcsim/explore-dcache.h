@@ -56,6 +56,7 @@ enum dcsim_dcache_scenario {
 	DCSIM_DSCN_UNLINK_ALIAS,	/* final put against d_delete of a hard link (i_lock) */
 	DCSIM_DSCN_PRUNE_CREATE,	/* prune of a parent that gains a child meanwhile */
 	DCSIM_DSCN_MISUSE,		/* a put without a reference: exactly one warning */
+	DCSIM_DSCN_CREATE_IN_PLACE,	/* create over a negative against lookup and prune */
 	DCSIM_DSCN_NR
 };
 

@@ -38,6 +38,7 @@ enum sop_kind {
 	SOP_SET_FLAGS,		/* d_set_flags(slot a, n) */
 	SOP_DPUT_UNOWNED,	/* misuse: dput(slot a) without owning a reference */
 	SOP_CREATE,		/* slot dst = d_alloc(slot a, name) + d_add(positive) */
+	SOP_INSTANTIATE,	/* create in place: the parent's create lock, d_instantiate(slot a) */
 };
 
 struct sop {
@@ -59,6 +60,7 @@ struct sop {
 #define SET_FLAGS(s, f)		{ SOP_SET_FLAGS, s, 0, f, NULL }
 #define DPUT_UNOWNED(s)		{ SOP_DPUT_UNOWNED, s, 0, 0, NULL }
 #define CREATE(p, nm, d)	{ SOP_CREATE, p, d, 0, nm }
+#define INSTANTIATE(s)		{ SOP_INSTANTIATE, s, 0, 0, NULL }
 
 struct dscn;
 
