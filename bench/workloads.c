@@ -19,7 +19,8 @@
  *          previous one, as ref-walk does: depth+1 dputs, all non-final but
  *          the leaf's.  "make -j" on a built tree looks like this.
  *   churn  --files private names per thread spread over --dirs shared
- *          directories (default 4); an op looks a name up (RCU, no lock)
+ *          directories (default 4), each name in one of them; an op looks
+ *          a name up (RCU, no lock)
  *          and keeps it (a stat), or, under the directory's create lock
  *          (i_rwsem, dcsim_inode_lock()), unlinks it (--unlink-pct of the
  *          found ones: d_delete() leaves it a hashed negative) or creates
@@ -463,7 +464,13 @@ static inline void op_churn(struct world *w, struct bench_worker *wk)
 	unsigned int files = w->shape->files;
 	uint64_t r = bench_rand(&wk->rng);
 	unsigned int i = wk->id * files + (unsigned int)(r % files);
-	struct dcsim_dentry *dir = w->churn_dir[(r >> 32) % w->nr_dirs];
+	/*
+	 * A name lives in one directory, as a file does: name i in directory
+	 * i mod --dirs.  (Picking a directory per op, as before, put every
+	 * name in every directory: the working set grew with --dirs and the
+	 * shrinker, not the create lock, set the pace.)
+	 */
+	struct dcsim_dentry *dir = w->churn_dir[i % w->nr_dirs];
 	const char *name = w->churn_names[i];
 	struct dcsim_dentry *d = dcsim_d_lookup(dir, name);
 	bool unlink = (unsigned int)((r >> 16) % 100) < w->shape->unlink_pct;
