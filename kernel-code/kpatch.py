@@ -10,8 +10,9 @@ build; docs/kernel.md, "Checking a patch of yours").  It
     tarball path, whose top directory names the version (linux-6.12.5/,
     linux-source-6.12/) and so the table (ROOT/kernel-code/trees/6.12.tree);
  2. looks in the cache (--cache) for a build keyed by the hashes of the
-    tarball, the patches (in order), the kernel-code files, the dcsim
-    headers and the compiler: a rerun with nothing changed is a lookup;
+    tarball (remembered by its size, mtime and inode), the patches (in
+    order), the kernel-code files, the dcsim headers and the compiler: a
+    rerun with nothing changed is a lookup;
  3. else, in a temporary directory beside the entry: extract.py --patch
     (a fresh extraction of the table's functions from the patched tree,
     with #line directives into the patched fs/dcache.c; a patch that does
@@ -136,11 +137,37 @@ def sha256_file(path, h=None):
     return h
 
 
-def cache_key(root, includes, tarball, patches, cc):
+def tarball_hash(tarball, cache):
+    """sha256 of @tarball, remembered in @cache by path, size, mtime and inode.
+
+    Hashing 150 MB takes seconds; a rerun with the same file reads the
+    note instead.
+    """
+    st = os.stat(tarball)
+    stamp = "%d %d %d" % (st.st_size, st.st_mtime_ns, st.st_ino)
+    note = os.path.join(cache, "kernel", "tarballs",
+                        hashlib.sha256(os.path.abspath(tarball).encode()).hexdigest()[:24])
+    try:
+        with open(note) as f:
+            old_stamp, digest = f.read().rsplit(" ", 1)
+        if old_stamp == stamp:
+            return bytes.fromhex(digest.strip())
+    except (OSError, ValueError):
+        pass
+    digest = sha256_file(tarball).digest()
+    os.makedirs(os.path.dirname(note), exist_ok=True)
+    tmp = "%s.%d" % (note, os.getpid())
+    with open(tmp, "w") as f:
+        f.write("%s %s\n" % (stamp, digest.hex()))
+    os.replace(tmp, note)
+    return digest
+
+
+def cache_key(root, includes, tarball, patches, cc, cache):
     """Hash of everything the build reads."""
     h = hashlib.sha256()
     h.update(b"tarball\0")
-    h.update(sha256_file(tarball).digest())
+    h.update(tarball_hash(tarball, cache))
     for p in patches:
         h.update(b"patch\0")
         h.update(sha256_file(p).digest())
@@ -302,7 +329,7 @@ def main():
         if shutil.which(args.cc) is None:
             raise Fail("no C compiler %s (set CC)" % args.cc, 2)
         table, version, tarball, top = resolve_tree(args.root, args.tree)
-        key = cache_key(args.root, args.include, tarball, args.patch, args.cc)
+        key = cache_key(args.root, args.include, tarball, args.patch, args.cc, args.cache)
         entry = os.path.join(args.cache, "kernel", key)
         name_file = os.path.join(entry, "name")
         if os.path.exists(os.path.join(entry, "strategy.so")) and os.path.exists(name_file):
