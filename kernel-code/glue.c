@@ -11,6 +11,10 @@
  *            6.8 rework; the hand-written model of it is "retain")
  *   k612-htm the same after kernel/patches-6.12/, when that is there
  *
+ * Compiled with -DKC_PLUGIN by kernel-code/kpatch.py (dcsim-check
+ * --kernel-patch), it keeps the runtime parts and registers the one
+ * patched variant of that build instead.
+ *
  * The path a put took (for the cache statistics) is read off what the
  * kernel code did, counted in kc_tally: a WARN, a committed transaction,
  * a d_lock taken, else the lockless cmpxchg.

@@ -10,7 +10,8 @@
 # - its planted-bug twin fails (exit 1) with a dcsim-check replay line and
 #   an interleaving that names fs/dcache.c lines;
 # - a patch that does not apply, or that changes d_mark_dontcache(), is
-#   refused (exit 2) by name, and leaves nothing in the cache;
+#   refused (exit 2) by name, one that does not compile gets the compiler's
+#   error at its fs/dcache.c line, and none leaves anything in the cache;
 # - a tarball that is not there is exit 77, naming the package.
 set -u
 build=$1 tree=$2 dir=$3
@@ -59,6 +60,13 @@ grep -q "does-not-apply.patch does not apply" na.out && grep -q "hunk #1 failed"
 run 2 out.out --kernel-patch "$dir/outside-d-mark-dontcache.patch"
 grep -q "changes d_mark_dontcache() (fs/dcache.c:[0-9]*), which is not in the extracted set" out.out ||
 	{ cat out.out >&2; fail "no word naming d_mark_dontcache()"; }
+# A patch that applies but does not compile: the compiler names the line of
+# the patched fs/dcache.c (extract.py's #line directives).
+sed 's|^+	// Explicitly told not to bother; no need to ask ->d_delete() then$|+	int kp_no_such_syntax = ;|' \
+	"$dir/retain-dontcache-first.patch" >"$tmp/syntax.patch"
+run 2 cc.out --kernel-patch "$tmp/syntax.patch"
+grep -q "fs/dcache.c:717:[0-9]*: error" cc.out ||
+	{ cat cc.out >&2; fail "a compiler error does not name fs/dcache.c:717"; }
 left=$(ls "$tmp/cache/kernel" | grep -c '^tmp-')
 [ "$left" -eq 0 ] || fail "failed builds left $left temporary directories in the cache"
 [ "$(ls "$tmp/cache/kernel" | grep -vc "^tarballs$")" -eq 2 ] || fail "the cache holds other than the two builds"
