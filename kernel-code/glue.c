@@ -139,6 +139,8 @@ const char *kc_func_where(const void *pc, int *line)
 		return func_tab[i].name;
 	/* @pc is a return address: the call before it is the access's line. */
 	off = (unsigned long)((const char *)pc - (const char *)func_tab[i].addr) - 1;
+	if (off >= l->size)		/* a part of it placed elsewhere (.cold) */
+		return func_tab[i].name;
 	hi = l->n;
 	while (hi - lo > 1) {		/* the last row at or before @off */
 		size_t mid = lo + (hi - lo) / 2;

@@ -186,7 +186,8 @@ def cache_key(root, includes, tarball, patches, cc, cache):
 
 
 def strategy_name(tree_name, patches):
-    stems = [re.sub(r"\.(patch|diff)$", "", os.path.basename(p)) for p in patches]
+    stems = [re.sub(r"[^\w.+-]", "-", re.sub(r"\.(patch|diff)$", "", os.path.basename(p)))
+             for p in patches]
     return tree_name + "-" + "+".join(stems)
 
 
@@ -239,9 +240,9 @@ def lines_c(parts):
             out.append("static const struct kc_line %s[] = {" % var)
             out += ["\t{ %d, %d }," % r for r in mine]
             out.append("};")
-            regs.append("\t{ %s, %s, %s, %s, sizeof(%s) / sizeof(%s[0]) }," %
+            regs.append("\t{ %s, %s, %s, %d, %s, sizeof(%s) / sizeof(%s[0]) }," %
                         (c_string(fn), c_string(variant),
-                         c_string("%s() %s" % (fn, source)), var, var, var))
+                         c_string("%s() %s" % (fn, source)), b - a, var, var, var))
     if not regs:
         raise Fail("no line table: readelf found no %s lines in the objects" %
                    " or ".join(p[1] for p in parts))
@@ -292,18 +293,23 @@ def build(args, table, version, tarball, top, work):
         run([args.cc] + COMMON_ARGS + incs + extra + ["-c", os.path.join(kc, src), "-o", o],
             "compiling %s for %s" % (src, name))
         objs.append(o)
+    # The line table is read from a first link, where every function has
+    # an address of its own (in the objects, .text and .text.startup, or a
+    # .cold part, would overlap); the offsets within a function stay.
+    so = os.path.join(work, "strategy.so")
+    run([args.cc, "-shared", "-o", so] + objs, "linking " + name)
     prefix = "kp_" + ident + "_"
-    lines = lines_c([(objs[0], tree["source"], dcache_h, [(f, f) for f in tree["funcs"]]),
-                     (objs[1], tree["lockref"], lockref_h,
-                      [(f, f[len(prefix):]) for f in function_offsets(objs[1])
-                       if f.startswith(prefix)])])
+    syms = function_offsets(so)
+    lines = lines_c([(so, tree["source"], dcache_h,
+                      [("kc_dput_kp" if f == "dput" else f, f) for f in tree["funcs"]]),
+                     (so, tree["lockref"], lockref_h,
+                      [(f, f[len(prefix):]) for f in syms if f.startswith(prefix)])])
     with open(os.path.join(work, "lines.c"), "w") as f:
         f.write(lines)
     o = os.path.join(work, "lines.o")
     run([args.cc] + COMMON_ARGS + incs + ["-c", os.path.join(work, "lines.c"), "-o", o],
         "compiling the line table")
     objs.append(o)
-    so = os.path.join(work, "strategy.so")
     run([args.cc, "-shared", "-o", so] + objs + ["-Wl,-z,now"], "linking " + name)
     with open(os.path.join(work, "name"), "w") as f:
         f.write(name + "\n")

@@ -32,6 +32,7 @@ struct kc_lines {
 	const char *func;		/* as in struct kc_func */
 	const char *variant;		/* as in struct kc_func */
 	const char *label;		/* for traces: "retain_dentry() fs/dcache.c" */
+	unsigned long size;		/* of the function's body: a pc beyond is not its */
 	const struct kc_line *rows;	/* by offset */
 	size_t n;
 };
