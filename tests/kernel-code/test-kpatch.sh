@@ -12,7 +12,8 @@
 # - a patch that does not apply, or that changes d_mark_dontcache(), is
 #   refused (exit 2) by name, one that does not compile gets the compiler's
 #   error at its fs/dcache.c line, and none leaves anything in the cache;
-# - a tarball that is not there is exit 77, naming the package.
+# - a tarball that is not there, or a tree table whose package is not
+#   installed, is exit 77, naming the package.
 set -u
 build=$1 tree=$2 dir=$3
 tmp=$(mktemp -d)
@@ -76,5 +77,14 @@ left=$(ls "$tmp/cache/kernel" | grep -c '^tmp-')
 rc=$?
 [ "$rc" -eq 77 ] && grep -q "linux-source-6.12" miss.out ||
 	{ cat miss.out >&2; fail "a missing tarball: exit $rc, want 77 naming linux-source-6.12"; }
+# A tree whose Debian package is not installed: a copy of the installed
+# kernel-code/ with a table for 9.99 ($DCSIM_KC_ROOT), exit 77 naming it.
+cp -r "$(dirname "$exe")/../share/dcsim-check" "$tmp/kc" || fail "cannot copy share/dcsim-check"
+sed 's/6\.12/9.99/g' "$tmp/kc/kernel-code/trees/6.12.tree" >"$tmp/kc/kernel-code/trees/9.99.tree"
+DCSIM_KC_ROOT="$tmp/kc" DCSIM_KC_INCLUDE="$(dirname "$exe")/../include/dcsim-check" \
+	"$exe" --kernel-tree 9.99 --kernel-patch "$dir/retain-dontcache-first.patch" >pkg.out 2>&1
+rc=$?
+[ "$rc" -eq 77 ] && grep -q "apt-get install linux-source-9.99" pkg.out ||
+	{ cat pkg.out >&2; fail "a tree without its package: exit $rc, want 77 naming linux-source-9.99"; }
 echo "test-kpatch: the installed dcsim-check passes the example patch, fails its planted bug" \
 	"at fs/dcache.c lines with a replay line, refuses bad patches by name"
