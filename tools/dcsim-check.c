@@ -458,8 +458,8 @@ int main(int argc, char **argv)
 		{ "diff-steps", required_argument, NULL, 'd' },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "shard", required_argument, NULL, 'x' },
-		{ "kernel-tree", required_argument, NULL, 'k' },
-		{ "kernel-patch", required_argument, NULL, 'K' },
+		{ "kernel-tree", required_argument, NULL, 'T' },
+		{ "kernel-patch", required_argument, NULL, 'P' },
 		{ "list", no_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -545,10 +545,10 @@ int main(int argc, char **argv)
 			if (parse_shard(optarg, &shard, &nshards))
 				return bad_usage("bad --shard '%s' (want I/N, 0 <= I < N)", optarg);
 			break;
-		case 'k':
+		case 'T':
 			ktree = optarg;
 			break;
-		case 'K': {
+		case 'P': {
 			/* Absolute, so that a replay line works from anywhere. */
 			char *abs = realpath(optarg, NULL);
 
