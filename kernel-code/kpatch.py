@@ -266,8 +266,12 @@ def build(args, table, version, tarball, top, work):
            tarball, "--top", top, "--name", name, "--keep-source", work]
     for p in args.patch:
         cmd += ["--patch", p]
+    # extract.py's tarball members (tarball_cache.py) go to our cache too,
+    # unless the caller chose a place for them.
+    env = dict(os.environ)
+    env.setdefault("DCSIM_KC_CACHE", os.path.join(args.cache, "tarball-members"))
     r = subprocess.run(cmd + [gen], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                       text=True)
+                       text=True, env=env)
     if r.returncode:
         raise Fail(r.stdout.rstrip())
     incs = ["-I" + os.path.join(kc, "include"), "-I" + os.path.join(args.root, "src", "dcache"),
