@@ -40,7 +40,12 @@ directive, so compiler messages and explorer traces point into fs/dcache.c.
 A required name that is missing, or found twice, stops the build with a
 message: the tree or the series changed shape and the table must follow.
 
+--top DIR: the tarball's top directory, if not the table's (a kernel.org
+tarball, linux-6.12.5/).  --keep-source DIR: also copy the (patched)
+source file there, as DIR/fs/dcache.c, for reading the #line numbers.
+
 usage: extract.py --tree TABLE --tarball TARBALL --name NAME
+                  [--top DIR] [--keep-source DIR]
                   [--series DIR] [--patch FILE...] OUTDIR
 """
 
@@ -223,7 +228,7 @@ def extract(path, source, funcs, define_prefixes, origin):
 
 def read_tree(path):
     """The tree table: "key value..." lines, '#' comments."""
-    known = {"package", "top", "source", "funcs", "shims", "lockref",
+    known = {"package", "top", "source", "funcs", "shims", "lockref", "cflags",
              "series-funcs", "series-defines"}
     tree = {k: [] for k in known}
     with open(path, encoding="utf-8") as f:
@@ -335,10 +340,12 @@ def main():
     ap.add_argument("--series", help="directory with a quilt series to apply")
     ap.add_argument("--patch", action="append", default=[],
                     help="a patch to apply before the extraction (repeatable)")
+    ap.add_argument("--top", help="the tarball's top directory (default: the table's)")
+    ap.add_argument("--keep-source", help="copy the (patched) source file into this directory")
     ap.add_argument("outdir")
     args = ap.parse_args()
     tree = read_tree(args.tree)
-    top, source = tree["top"], tree["source"]
+    top, source = args.top or tree["top"], tree["source"]
     if not os.path.exists(args.tarball):
         die("%s not found (apt-get install %s)" % (args.tarball, tree["package"]))
     patches = read_series(args.series) if args.series else []
@@ -376,6 +383,10 @@ def main():
             check_patch_scope(p, os.path.join(base, source), source, funcs, args.tree)
         if args.patch:
             origin += " with %s" % ", ".join(os.path.basename(p) for p in args.patch)
+        if args.keep_source:
+            kept = os.path.join(args.keep_source, source)
+            os.makedirs(os.path.dirname(kept), exist_ok=True)
+            shutil.copyfile(os.path.join(base, source), kept)
         write(out("dcache.h"), extract(os.path.join(base, source), source, funcs, defines, origin))
         with open(os.path.join(base, tree["lockref"]), encoding="utf-8") as f:
             lockref = f.read()

@@ -11,6 +11,10 @@
  *            6.8 rework; the hand-written model of it is "retain")
  *   k612-htm the same after kernel/patches-6.12/, when that is there
  *
+ * Compiled with -DKC_PLUGIN by kernel-code/kpatch.py (dcsim-check
+ * --kernel-patch), it keeps the runtime parts and registers the one
+ * patched variant of that build instead.
+ *
  * The path a put took (for the cache statistics) is read off what the
  * kernel code did, counted in kc_tally: a WARN, a committed transaction,
  * a d_lock taken, else the lockless cmpxchg.
@@ -69,10 +73,32 @@ unsigned int kc_htm_status(dcsim_htm_status_t st)
 static struct kc_func func_tab[KC_MAX_FUNCS];
 static size_t nr_funcs;
 
+/* Line tables (kc_lines_add()), and each function's, once both are added. */
+static const struct kc_lines *lines_tab[KC_MAX_FUNCS];
+static size_t nr_lines;
+static const struct kc_lines *func_lines[KC_MAX_FUNCS];
+
+static void kc_link_lines(void)
+{
+	for (size_t i = 0; i < nr_funcs; i++)
+		for (size_t j = 0; j < nr_lines && !func_lines[i]; j++)
+			if (!strcmp(lines_tab[j]->func, func_tab[i].name) &&
+			    func_tab[i].variant && !strcmp(lines_tab[j]->variant, func_tab[i].variant))
+				func_lines[i] = lines_tab[j];
+}
+
 void kc_funcs_add(const struct kc_func *f, size_t n)
 {
 	for (size_t i = 0; i < n && nr_funcs < KC_MAX_FUNCS; i++)
 		func_tab[nr_funcs++] = f[i];
+	kc_link_lines();
+}
+
+void kc_lines_add(const struct kc_lines *l, size_t n)
+{
+	for (size_t i = 0; i < n && nr_lines < KC_MAX_FUNCS; i++)
+		lines_tab[nr_lines++] = &l[i];
+	kc_link_lines();
 }
 
 static long kc_func_index(const void *pc)
@@ -96,6 +122,36 @@ const char *kc_func_name(const void *pc)
 	long i = kc_func_index(pc);
 
 	return i < 0 ? "kernel-code" : func_tab[i].name;
+}
+
+const char *kc_func_where(const void *pc, int *line)
+{
+	long i = kc_func_index(pc);
+	const struct kc_lines *l;
+	size_t lo = 0, hi;
+	unsigned long off;
+
+	*line = 0;
+	if (i < 0)
+		return "kernel-code";
+	l = func_lines[i];
+	if (!l || !l->n)
+		return func_tab[i].name;
+	/* @pc is a return address: the call before it is the access's line. */
+	off = (unsigned long)((const char *)pc - (const char *)func_tab[i].addr) - 1;
+	if (off >= l->size)		/* a part of it placed elsewhere (.cold) */
+		return func_tab[i].name;
+	hi = l->n;
+	while (hi - lo > 1) {		/* the last row at or before @off */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (l->rows[mid].off <= off)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	*line = l->rows[lo].line;
+	return l->label;
 }
 
 /* Entries per function (check build); relaxed: counts, ordering nothing. */
@@ -122,18 +178,6 @@ static __attribute__((destructor)) void kc_coverage_print(void)
 
 /* ---- the strategies ---- */
 
-void kc_k61_dput(struct dcsim_dentry *d);
-void kc_k61_htm_dput(struct dcsim_dentry *d);
-void kc_k612_dput(struct dcsim_dentry *d);
-#ifdef KC_HAVE_K612_HTM
-void kc_k612_htm_dput(struct dcsim_dentry *d);
-#endif
-void kc_k612_ex_dput(struct dcsim_dentry *d);
-void kc_k612_ex_bug_dput(struct dcsim_dentry *d);
-#if DCSIM_CHECK
-void kc_k61_htm_bug_nolock_dput(struct dcsim_dentry *d);
-#endif
-
 static enum dcsim_dput_path kc_path(const struct kc_tally *t0)
 {
 	if (kc_tally.warns != t0->warns)
@@ -153,6 +197,43 @@ static enum dcsim_dput_path fn(struct dcsim_dentry *d)				\
 	entry(d);								\
 	return kc_path(&t0);							\
 }
+
+#ifdef KC_PLUGIN
+/*
+ * kpatch.py's build (dcsim-check --kernel-patch): one variant, the tree
+ * with the user's patches, in a shared object of its own, named
+ * KC_PLUGIN_NAME.  dcsim_strategy_load() calls dcsim_plugin_init() after
+ * the whole object loaded, so a failed load registers nothing.
+ */
+void kc_kp_dput(struct dcsim_dentry *d);
+int dcsim_plugin_init(void) __attribute__((visibility("default")));
+
+KC_STRATEGY_DPUT(kp_dput, kc_kp_dput)
+
+static const struct dcsim_dput_strategy kp = {
+	.name = KC_PLUGIN_NAME,
+	.description = KC_PLUGIN_DESCRIPTION,
+	.dput = kp_dput,
+	.retain_style = DCSIM_RETAIN_LRU_THEN_REFERENCED,
+};
+
+int dcsim_plugin_init(void)
+{
+	return dcsim_strategy_register(&kp);
+}
+#else /* !KC_PLUGIN: the built-in variants of libdcsim-kernel-code */
+
+void kc_k61_dput(struct dcsim_dentry *d);
+void kc_k61_htm_dput(struct dcsim_dentry *d);
+void kc_k612_dput(struct dcsim_dentry *d);
+#ifdef KC_HAVE_K612_HTM
+void kc_k612_htm_dput(struct dcsim_dentry *d);
+#endif
+void kc_k612_ex_dput(struct dcsim_dentry *d);
+void kc_k612_ex_bug_dput(struct dcsim_dentry *d);
+#if DCSIM_CHECK
+void kc_k61_htm_bug_nolock_dput(struct dcsim_dentry *d);
+#endif
 
 KC_STRATEGY_DPUT(k61_dput, kc_k61_dput)
 KC_STRATEGY_DPUT(k61_htm_dput, kc_k61_htm_dput)
@@ -265,3 +346,4 @@ static __attribute__((constructor)) void kc_register(void)
 		}
 	}
 }
+#endif /* !KC_PLUGIN */

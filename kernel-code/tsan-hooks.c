@@ -27,12 +27,20 @@
 
 #include <kc/funcs.h>
 
-#define PC()	kc_func_name(__builtin_return_address(0))
+/* The instrumented code's address after the call to this hook. */
+#define PC()	__builtin_return_address(0)
 
+/*
+ * The access is named by its kernel function and, where the function has a
+ * line table (kpatch.py builds), by its line of fs/dcache.c.
+ */
 static inline void sp(enum dcsim_access acc, const volatile void *a, unsigned int size,
-		      const char *func)
+		      const void *pc)
 {
-	dcsim_sched_point(acc, a, size, func, 0);
+	int line;
+	const char *where = kc_func_where(pc, &line);
+
+	dcsim_sched_point(acc, a, size, where, line);
 }
 
 /* Declared here: these have no header outside libtsan. */

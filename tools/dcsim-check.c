@@ -37,10 +37,23 @@
  * for the merge (docs/testing.md): any failure fails; the commits of all
  * shards together must be > 0 for an HTM strategy.
  *
+ * --kernel-tree TREE --kernel-patch FILE... (docs/kernel.md, "Checking a
+ * patch of yours"): the kernel's dput path of TREE (6.1, 6.12: Debian's
+ * linux-source-<TREE> tarball in /usr/src; or a tarball's path) with the
+ * patches applied in order, built by kernel-code/kpatch.py into a cache
+ * directory ($DCSIM_CACHE_DIR, else $XDG_CACHE_HOME/dcsim, else
+ * ~/.cache/dcsim) and loaded as the strategy k<tree>-<patch name>, which
+ * the suites then run (--strategy may be left out).  kpatch.py and the
+ * shims are found beside the installed program (<datadir>/dcsim-check), in
+ * the source tree for the build tree's program, or in $DCSIM_KC_ROOT with
+ * the headers in $DCSIM_KC_INCLUDE.
+ *
  * Exit: 0 every check passed, 1 a check failed (a report, ending in one
  * "replay:" line), 2 bad usage (unknown option or strategy, a library that
- * does not load).  Progress and reports go to stderr; stdout has only the
- * stress suite's result row (and --list, --help).
+ * does not load, a kernel patch that does not apply or build), 77 the
+ * --kernel-tree tarball is missing (the message names the package).
+ * Progress and reports go to stderr; stdout has only the stress suite's
+ * result row (and --list, --help).
  */
 
 #include <errno.h>
@@ -59,6 +72,7 @@
 #include <dcsim/strategy.h>
 
 #define MAX_LOADS	8
+#define MAX_PATCHES	16
 
 enum suite { S_DIFF = 1, S_EXPLORE = 2, S_STRESS = 4, S_MISUSE = 8 };
 
@@ -78,6 +92,8 @@ static void usage(FILE *f)
 	      "                   [--scenario NAME --explore-mode random|pct --execution-seed N\n"
 	      "                    [--pct-steps K]] [--scenarios A,B,...] [--fault NAME]\n"
 	      "       dcsim-check [--load LIB.so]... --corpus DIR [--budget B]\n"
+	      "       dcsim-check --kernel-tree 6.1|6.12|TARBALL --kernel-patch FILE...\n"
+	      "                   [--suites ...] [--seed N] [--budget ...] [--jobs N] ...\n"
 	      "       dcsim-check [--load LIB.so]... --list\n", f);
 }
 
@@ -245,6 +261,11 @@ static int run_jobs(unsigned int bit, const char *suite, const struct dcsim_dput
 			copy_out(j[i].out, stderr);
 		fclose(j[i].out);
 	}
+	if (crashed && !first)
+		/* Its report (a crash, a watchdog) has the explorer's replay, not ours. */
+		fprintf(stderr, "dcsim-check: FAIL: %s, strategy %s: a process died\n"
+			"replay: %s --suites %s --seed %" PRIu64 "\n", suite, s->name,
+			o0->replay_prefix, suite, o0->seed);
 	if (!first && !crashed && !error && nshards <= 1 && bit != S_STRESS && bit != S_MISUSE &&
 	    (s->flags & DCSIM_STRATEGY_USES_HTM) && !commits) {
 		/* The suites' own check, over all processes together. */
@@ -264,6 +285,157 @@ static int run_jobs(unsigned int bit, const char *suite, const struct dcsim_dput
 		jobs, first || crashed ? "FAILED" : error ? "ERROR" : "ok");
 	free(j);
 	return error ? 2 : first || crashed ? 1 : 0;
+}
+
+/* Where kpatch.py and the shims are: see the head comment. */
+static int kc_paths(char *root, size_t rlen, char *incs, size_t ilen)
+{
+	const char *env = getenv("DCSIM_KC_ROOT");
+	char exe[PATH_MAX], dir[PATH_MAX], probe[PATH_MAX + 64];
+	ssize_t n;
+
+	if (env && *env) {
+		const char *inc = getenv("DCSIM_KC_INCLUDE");
+
+		if (!inc || !*inc) {
+			fputs("dcsim-check: DCSIM_KC_ROOT needs DCSIM_KC_INCLUDE (the directory "
+			      "holding dcsim/checker.h)\n", stderr);
+			return -1;
+		}
+		snprintf(root, rlen, "%s", env);
+		snprintf(incs, ilen, "%s", inc);
+		return 0;
+	}
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		char *slash;
+
+		exe[n] = '\0';
+		if (!strcmp(exe, DCSIM_KC_BUILD_EXE)) {
+			/* The build tree's program: the source tree's kernel-code/. */
+			snprintf(root, rlen, "%s", DCSIM_KC_SRC_ROOT);
+			snprintf(incs, ilen, "%s:%s", DCSIM_KC_SRC_INCLUDE, DCSIM_KC_BUILD_INCLUDE);
+			return 0;
+		}
+		snprintf(dir, sizeof(dir), "%s", exe);
+		slash = strrchr(dir, '/');
+		if (slash && DCSIM_KC_ROOT_REL[0]) {
+			*slash = '\0';
+			/* A relocated prefix (DESTDIR, a moved tree): beside the program. */
+			snprintf(probe, sizeof(probe), "%s/%s/kernel-code/kpatch.py", dir,
+				 DCSIM_KC_ROOT_REL);
+			if (!access(probe, R_OK) &&
+			    (size_t)snprintf(root, rlen, "%s/%s", dir, DCSIM_KC_ROOT_REL) < rlen &&
+			    (size_t)snprintf(incs, ilen, "%s/%s", dir, DCSIM_KC_INCLUDE_REL) < ilen)
+				return 0;
+		}
+	}
+	snprintf(root, rlen, "%s", DCSIM_KC_ROOT_ABS);
+	snprintf(incs, ilen, "%s", DCSIM_KC_INCLUDE_ABS);
+	snprintf(probe, sizeof(probe), "%s/kernel-code/kpatch.py", root);
+	if (access(probe, R_OK)) {
+		fprintf(stderr, "dcsim-check: --kernel-patch: %s not found: this dcsim-check was "
+			"installed without kernel-code/ (a cross or sanitizer build?); set "
+			"DCSIM_KC_ROOT and DCSIM_KC_INCLUDE\n", probe);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Build (or find in the cache) TREE with @patches as a strategy, load it
+ * and return its name in @name.  Return: 0, 2 (an error, said), 77 (the
+ * tarball is missing, said).
+ */
+static int kernel_patch_strategy(const char *tree, const char *const *patches,
+				 unsigned int npatches, char *name, size_t len)
+{
+	char root[PATH_MAX], incs[2 * PATH_MAX + 2], script[PATH_MAX + 32], cache[PATH_MAX];
+	char line[2 * PATH_MAX], so[PATH_MAX], why[512];
+	const char *argv[16 + 2 * MAX_PATCHES + 2 * 8];
+	const char *env;
+	unsigned int argc = 0;
+	int p[2], status, got = 0;
+	bool init;
+	pid_t pid;
+	FILE *f;
+
+	if (kc_paths(root, sizeof(root), incs, sizeof(incs)))
+		return 2;
+	if ((env = getenv("DCSIM_CACHE_DIR")) && *env)
+		snprintf(cache, sizeof(cache), "%s", env);
+	else if ((env = getenv("XDG_CACHE_HOME")) && *env)
+		snprintf(cache, sizeof(cache), "%s/dcsim", env);
+	else if ((env = getenv("HOME")) && *env)
+		snprintf(cache, sizeof(cache), "%s/.cache/dcsim", env);
+	else
+		return fputs("dcsim-check: --kernel-patch: no cache directory: set "
+			     "DCSIM_CACHE_DIR, XDG_CACHE_HOME or HOME\n", stderr), 2;
+	snprintf(script, sizeof(script), "%s/kernel-code/kpatch.py", root);
+	argv[argc++] = "python3";
+	argv[argc++] = script;
+	argv[argc++] = "--root";
+	argv[argc++] = root;
+	argv[argc++] = "--cache";
+	argv[argc++] = cache;
+	argv[argc++] = "--tree";
+	argv[argc++] = tree;
+	for (char *s = incs, *save = NULL, *t; (t = strtok_r(s, ":", &save)) && argc < 30; s = NULL) {
+		argv[argc++] = "--include";
+		argv[argc++] = t;
+	}
+	for (unsigned int i = 0; i < npatches; i++) {
+		argv[argc++] = "--patch";
+		argv[argc++] = patches[i];
+	}
+	argv[argc] = NULL;
+	if (pipe(p))
+		return fprintf(stderr, "dcsim-check: pipe: %s\n", strerror(errno)), 2;
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0)
+		return fprintf(stderr, "dcsim-check: fork: %s\n", strerror(errno)), 2;
+	if (pid == 0) {
+		dup2(p[1], 1);
+		close(p[0]);
+		close(p[1]);
+		execvp(argv[0], (char *const *)argv);
+		fprintf(stderr, "dcsim-check: --kernel-patch: cannot run python3: %s\n",
+			strerror(errno));
+		_exit(2);
+	}
+	close(p[1]);
+	f = fdopen(p[0], "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		char n[256];
+
+		/* "KPATCH <shared object> <strategy>" */
+		if (sscanf(line, "KPATCH %4095s %255s", so, n) == 2) {
+			snprintf(name, len, "%s", n);
+			got = 1;
+		} else {
+			fputs(line, stderr);
+		}
+	}
+	if (f)
+		fclose(f);
+	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))
+		return fputs("dcsim-check: --kernel-patch: kpatch.py died\n", stderr), 2;
+	if (WEXITSTATUS(status) == 77)
+		return 77;
+	if (WEXITSTATUS(status) || !got) {
+		fprintf(stderr, "dcsim-check: --kernel-tree %s: the patched tree was not built "
+			"(above: why); no strategy registered\n", tree);
+		return 2;
+	}
+	if (dcsim_strategy_load(so, &init, why, sizeof(why)) < 0 || !dcsim_strategy_lookup(name)) {
+		fprintf(stderr, "dcsim-check: --kernel-patch: %s did not register %s: %s\n", so,
+			name, why);
+		return 2;
+	}
+	fprintf(stderr, "dcsim-check: loaded %s as strategy %s\n", so, name);
+	return 0;
 }
 
 static int parse_shard(const char *arg, unsigned int *i, unsigned int *n)
@@ -299,6 +471,8 @@ int main(int argc, char **argv)
 		{ "diff-steps", required_argument, NULL, 'd' },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "shard", required_argument, NULL, 'x' },
+		{ "kernel-tree", required_argument, NULL, 'T' },
+		{ "kernel-patch", required_argument, NULL, 'P' },
 		{ "scenarios", required_argument, NULL, 'C' },
 		{ "fault", required_argument, NULL, 'f' },
 		{ "corpus", required_argument, NULL, 'K' },
@@ -307,6 +481,9 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *loads[MAX_LOADS], *name = NULL, *trace = NULL, *budget_name = NULL;
+	const char *kpatches[MAX_PATCHES], *ktree = NULL;
+	unsigned int nkpatches = 0;
+	char kname[256];
 	const char *corpus = NULL, *fault_name = NULL;
 	unsigned int nloads = 0, which = S_DIFF | S_EXPLORE | S_STRESS | S_MISUSE;
 	const struct dcsim_dput_strategy *s;
@@ -385,6 +562,20 @@ int main(int argc, char **argv)
 			if (parse_shard(optarg, &shard, &nshards))
 				return bad_usage("bad --shard '%s' (want I/N, 0 <= I < N)", optarg);
 			break;
+		case 'T':
+			ktree = optarg;
+			break;
+		case 'P': {
+			/* Absolute, so that a replay line works from anywhere. */
+			char *abs = realpath(optarg, NULL);
+
+			if (nkpatches == MAX_PATCHES)
+				return bad_usage("at most %s --kernel-patch", "16");
+			if (!abs)
+				return bad_usage("--kernel-patch %s: no such file", optarg);
+			kpatches[nkpatches++] = abs;
+			break;
+		}
 		case 'C':
 			o.scenarios = optarg;
 			break;
@@ -421,6 +612,26 @@ int main(int argc, char **argv)
 			init ? " (dcsim_plugin_init() called)" : "");
 		append_word(replay, sizeof(replay), "--load");
 		append_word(replay, sizeof(replay), loads[i]);
+	}
+	if (!ktree != !nkpatches)
+		return bad_usage("%s", "--kernel-tree and --kernel-patch go together");
+	if (ktree) {
+		int rc = kernel_patch_strategy(ktree, kpatches, nkpatches, kname, sizeof(kname));
+
+		if (rc)
+			return rc;
+		if (name && strcmp(name, kname)) {
+			fprintf(stderr, "dcsim-check: --strategy %s: the --kernel-patch build is "
+				"named %s\n", name, kname);
+			return 2;
+		}
+		name = kname;
+		append_word(replay, sizeof(replay), "--kernel-tree");
+		append_word(replay, sizeof(replay), ktree);
+		for (unsigned int i = 0; i < nkpatches; i++) {
+			append_word(replay, sizeof(replay), "--kernel-patch");
+			append_word(replay, sizeof(replay), kpatches[i]);
+		}
 	}
 	if (list) {
 		list_strategies(stdout);
@@ -494,7 +705,12 @@ int main(int argc, char **argv)
 
 		if (!(which & suites[i].bit))
 			continue;
-		if (jobs > 1 || nshards > 1) {
+		/*
+		 * A kernel patch's diff and explore run in a child process even
+		 * with one job: a crash or a hang (the watchdog aborts) in the
+		 * patched code is then a report with our replay line.
+		 */
+		if (jobs > 1 || nshards > 1 || ktree) {
 			bool split = suites[i].bit == S_DIFF || suites[i].bit == S_EXPLORE;
 
 			/* Stress and misuse have no seed space to split: shard 0 runs them. */

@@ -17,6 +17,33 @@ struct kc_func {
 };
 
 void kc_funcs_add(const struct kc_func *f, size_t n);
+
+/*
+ * A function's line table (kpatch.py generates them from the DWARF lines
+ * of its objects): for each instruction offset from the function's start
+ * where a new source line begins, that line of fs/dcache.c (lib/lockref.c).
+ */
+struct kc_line {
+	unsigned int off;
+	int line;
+};
+
+struct kc_lines {
+	const char *func;		/* as in struct kc_func */
+	const char *variant;		/* as in struct kc_func */
+	const char *label;		/* for traces: "retain_dentry() fs/dcache.c" */
+	unsigned long size;		/* of the function's body: a pc beyond is not its */
+	const struct kc_line *rows;	/* by offset */
+	size_t n;
+};
+
+void kc_lines_add(const struct kc_lines *l, size_t n);
+/*
+ * Where @pc lies, for a schedule point: the label of its function's line
+ * table and, in @line, the source line; without a table, the function's
+ * name (kc_func_name()) and 0.
+ */
+const char *kc_func_where(const void *pc, int *line);
 /* The function whose body holds @pc, or "kernel-code". */
 const char *kc_func_name(const void *pc);
 /*

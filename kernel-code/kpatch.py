@@ -1,0 +1,376 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Build a kernel tree's dput path with your patches as a loadable strategy.
+
+`dcsim-check --kernel-tree TREE --kernel-patch FILE...` runs this (check
+build; docs/kernel.md, "Checking a patch of yours").  It
+
+ 1. finds the tarball: TREE is a tree table's version (6.1, 6.12: the
+    tarball of the table's Debian package, /usr/src/<package>.tar.xz) or a
+    tarball path, whose top directory names the version (linux-6.12.5/,
+    linux-source-6.12/) and so the table (ROOT/kernel-code/trees/6.12.tree);
+ 2. looks in the cache (--cache) for a build keyed by the hashes of the
+    tarball (remembered by its size, mtime and inode), the patches (in
+    order), the kernel-code files, the dcsim headers and the compiler: a
+    rerun with nothing changed is a lookup;
+ 3. else, in a temporary directory beside the entry: extract.py --patch
+    (a fresh extraction of the table's functions from the patched tree,
+    with #line directives into the patched fs/dcache.c; a patch that does
+    not apply, or touches a function outside the table, stops there with
+    the reason), then compiles dput.c, lockref-funcs.c, glue.c (as
+    -DKC_PLUGIN: the runtime parts only) and tsan-hooks.c as the check
+    build compiles them, and a table of the kernel lines (lines.c, below),
+    into one shared object; renames the directory into place last, so a
+    failed or interrupted build leaves nothing in the cache;
+ 4. prints one line, "KPATCH <shared object> <strategy name>", on stdout.
+
+The shared object leaves dcsim_* unresolved: the process that loads it
+(dcsim-check, linked with libdcsim-check) provides them.  Its
+dcsim_plugin_init() registers the strategy, so nothing is registered
+unless the whole object loaded.
+
+lines.c: for each extracted function, the fs/dcache.c (or lib/lockref.c)
+line of each instruction offset, read from the object's DWARF line table
+(readelf); the ThreadSanitizer hooks then report an access as
+"retain_dentry() fs/dcache.c:LINE" in the explorer's interleaving.  Code
+the compiler inlined from a shim header keeps the line of the last kernel
+statement before it.
+
+Exit: 0 built or cached; 1 an error (the patch, the extraction, the
+compiler: its messages name fs/dcache.c lines); 2 bad usage; 77 the
+tarball is missing (the message names the Debian package).
+
+usage: kpatch.py --root ROOT --include DIR... --cache DIR --tree TREE
+                 --patch FILE... [--cc CC]
+"""
+
+import argparse
+import glob
+import hashlib
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.dont_write_bytecode = True
+import extract  # noqa: E402  (read_tree: the table's keys)
+
+# The check build's flags for the kernel objects (kernel-code/meson.build):
+# its warning policy, -fsanitize=thread with the hooks of tsan-hooks.c,
+# -fno-inline for one body per kernel function.
+KERNEL_ARGS = ["-Wno-sign-compare", "-Wno-unused-parameter", "-Wno-shadow",
+               "-Wno-missing-prototypes", "-fsanitize=thread", "-fno-inline"]
+COMMON_ARGS = ["-std=gnu11", "-O2", "-g", "-fPIC", "-fno-strict-aliasing",
+               "-Wall", "-Wextra", "-Wno-missing-field-initializers"]
+
+
+class Fail(Exception):
+    def __init__(self, msg, rc=1):
+        Exception.__init__(self, msg)
+        self.rc = rc
+
+
+def run(cmd, what, cwd=None):
+    r = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       text=True)
+    if r.returncode:
+        raise Fail("%s failed (exit %d):\n  %s\n%s" %
+                   (what, r.returncode, " ".join(shlex.quote(c) for c in cmd),
+                    r.stdout.rstrip()))
+    return r.stdout
+
+
+def tables(root):
+    return sorted(os.path.basename(p)[:-len(".tree")]
+                  for p in glob.glob(os.path.join(root, "kernel-code", "trees", "*.tree")))
+
+
+def tarball_top(tarball):
+    """The first path component of the tarball's first member."""
+    p = subprocess.Popen(["tar", "-tf", tarball], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    first = p.stdout.readline().strip()
+    p.kill()
+    p.wait()
+    if not first:
+        raise Fail("%s: not a tarball tar can list" % tarball)
+    return first.lstrip("./").split("/")[0]
+
+
+def resolve_tree(root, arg):
+    """(table path, version, tarball, top directory)."""
+    known = tables(root)
+    if arg in known:
+        table = os.path.join(root, "kernel-code", "trees", arg + ".tree")
+        t = extract.read_tree(table)
+        tarball = "/usr/src/%s.tar.xz" % t["package"]
+        if not os.path.exists(tarball):
+            raise Fail("%s not found: apt-get install %s (Debian's kernel source package), "
+                       "or give the tarball's path to --kernel-tree" %
+                       (tarball, t["package"]), 77)
+        return table, arg, tarball, t["top"]
+    if not os.path.exists(arg):
+        if re.match(r"^\d+\.\d+$", arg):
+            raise Fail("--kernel-tree %s: no tree table for it (there are: %s)" %
+                       (arg, ", ".join(known)), 2)
+        raise Fail("--kernel-tree %s: no such tarball (a version of %s, or the path of a "
+                   "linux source tarball: apt-get install linux-source-6.12 puts one in "
+                   "/usr/src)" % (arg, ", ".join(known)), 77)
+    top = tarball_top(arg)
+    m = re.search(r"(\d+)\.(\d+)", top)
+    version = m and "%s.%s" % (m.group(1), m.group(2))
+    if not version or version not in known:
+        raise Fail("%s: top directory %s/ names no tree with a table (there are: %s)" %
+                   (arg, top, ", ".join(known)), 2)
+    return os.path.join(root, "kernel-code", "trees", version + ".tree"), version, arg, top
+
+
+def sha256_file(path, h=None):
+    h = h or hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h
+
+
+def tarball_hash(tarball, cache):
+    """sha256 of @tarball, remembered in @cache by path, size, mtime and inode.
+
+    Hashing 150 MB takes seconds; a rerun with the same file reads the
+    note instead.
+    """
+    st = os.stat(tarball)
+    stamp = "%d %d %d" % (st.st_size, st.st_mtime_ns, st.st_ino)
+    note = os.path.join(cache, "kernel", "tarballs",
+                        hashlib.sha256(os.path.abspath(tarball).encode()).hexdigest()[:24])
+    try:
+        with open(note) as f:
+            old_stamp, digest = f.read().rsplit(" ", 1)
+        if old_stamp == stamp:
+            return bytes.fromhex(digest.strip())
+    except (OSError, ValueError):
+        pass
+    digest = sha256_file(tarball).digest()
+    os.makedirs(os.path.dirname(note), exist_ok=True)
+    tmp = "%s.%d" % (note, os.getpid())
+    with open(tmp, "w") as f:
+        f.write("%s %s\n" % (stamp, digest.hex()))
+    os.replace(tmp, note)
+    return digest
+
+
+def cache_key(root, includes, tarball, patches, cc, cache):
+    """Hash of everything the build reads."""
+    h = hashlib.sha256()
+    h.update(b"tarball\0")
+    h.update(tarball_hash(tarball, cache))
+    for p in patches:
+        h.update(b"patch\0")
+        h.update(sha256_file(p).digest())
+    inputs = []
+    for pat in ("kernel-code/*.py", "kernel-code/*.c", "kernel-code/trees/*.tree",
+                "kernel-code/include/*/*.h", "src/dcache/kernel-code.h"):
+        inputs += sorted(glob.glob(os.path.join(root, pat)))
+    for d in includes:
+        inputs += sorted(glob.glob(os.path.join(d, "dcsim", "*.h")))
+    for f in inputs:
+        h.update(os.path.basename(f).encode() + b"\0")
+        sha256_file(f, h)
+    h.update(run([cc, "--version"], "the C compiler").encode())
+    h.update(" ".join(KERNEL_ARGS + COMMON_ARGS).encode())
+    return h.hexdigest()[:24]
+
+
+def strategy_name(tree_name, patches):
+    stems = [re.sub(r"[^\w.+-]", "-", re.sub(r"\.(patch|diff)$", "", os.path.basename(p)))
+             for p in patches]
+    return tree_name + "-" + "+".join(stems)
+
+
+def c_string(s):
+    return '"%s"' % s.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def function_offsets(obj):
+    """{function: (start, end)} in .text of @obj (nm: static ones too)."""
+    out = {}
+    for l in run(["nm", "-S", "--defined-only", obj], "nm").splitlines():
+        w = l.split()
+        if len(w) == 4 and w[2] in "tT":
+            out[w[3]] = (int(w[0], 16), int(w[0], 16) + int(w[1], 16))
+    return out
+
+
+def line_rows(obj, sources):
+    """[(address, line)] of @obj's DWARF rows in a file of @sources."""
+    rows, cur = [], None
+    text = run(["readelf", "--debug-dump=decodedline", obj], "readelf")
+    for l in text.splitlines():
+        m = re.match(r"^(\S+)\s+(\d+)\s+(0x[0-9a-f]+)", l)
+        if m:
+            cur = m.group(1)
+            if any(cur == s or cur == os.path.basename(s) for s in sources):
+                rows.append((int(m.group(3), 16), int(m.group(2))))
+    return sorted(rows)
+
+
+def lines_c(parts):
+    """lines.c: per extracted function, (offset, line) rows (kc/funcs.h).
+
+    @parts: (object, source file, variant, [(symbol, function name)]).
+    """
+    out = ["/* Generated by kernel-code/kpatch.py from the objects' DWARF lines. */",
+           "#include <stddef.h>", "#include <kc/funcs.h>", ""]
+    regs = []
+    for obj, source, variant, funcs in parts:
+        offs = function_offsets(obj)
+        rows = line_rows(obj, [source])
+        for sym, fn in funcs:
+            if sym not in offs:
+                continue	# a macro or inlined away: no body of its own
+            a, b = offs[sym]
+            mine = [(addr - a, line) for addr, line in rows if a <= addr < b]
+            if not mine:
+                continue
+            var = "kc_lines_%d" % len(regs)
+            out.append("static const struct kc_line %s[] = {" % var)
+            out += ["\t{ %d, %d }," % r for r in mine]
+            out.append("};")
+            regs.append("\t{ %s, %s, %s, %d, %s, sizeof(%s) / sizeof(%s[0]) }," %
+                        (c_string(fn), c_string(variant),
+                         c_string("%s() %s" % (fn, source)), b - a, var, var, var))
+    if not regs:
+        raise Fail("no line table: readelf found no %s lines in the objects" %
+                   " or ".join(p[1] for p in parts))
+    out.append("static const struct kc_lines lines[] = {")
+    out += regs
+    out += ["};", "",
+            "void kc_register_lines(void);",
+            "__attribute__((constructor)) void kc_register_lines(void)",
+            "{", "\tkc_lines_add(lines, sizeof(lines) / sizeof(lines[0]));", "}", ""]
+    return "\n".join(out)
+
+
+def build(args, table, version, tarball, top, work):
+    tree = extract.read_tree(table)
+    tname = "k" + version.replace(".", "")
+    name = strategy_name(tname, args.patch)
+    ident = re.sub(r"\W", "_", name)
+    kc = os.path.join(args.root, "kernel-code")
+    gen = os.path.join(work, "gen")
+    cmd = [sys.executable, os.path.join(kc, "extract.py"), "--tree", table, "--tarball",
+           tarball, "--top", top, "--name", name, "--keep-source", work]
+    for p in args.patch:
+        cmd += ["--patch", p]
+    # extract.py's tarball members (tarball_cache.py) go to our cache too,
+    # unless the caller chose a place for them.
+    env = dict(os.environ)
+    env.setdefault("DCSIM_KC_CACHE", os.path.join(args.cache, "tarball-members"))
+    r = subprocess.run(cmd + [gen], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       text=True, env=env)
+    if r.returncode:
+        raise Fail(r.stdout.rstrip())
+    incs = ["-I" + os.path.join(kc, "include"), "-I" + os.path.join(args.root, "src", "dcache"),
+            "-iquote", gen] + ["-I" + d for d in args.include]
+    tree_args = tree["cflags"] + ["-DKC_TREE_" + tname.upper(),
+                                  "-DKC_LOCKREF_PREFIX=kp_" + ident + "_"]
+    dcache_h, lockref_h = name + "-dcache.h", name + "-lockref-c.h"
+    compiles = [
+        ("dput.o", "dput.c", KERNEL_ARGS + tree_args +
+         ["-DKC_SOURCE=" + c_string(dcache_h), "-Ddput=kc_dput_kp",
+          "-DKC_ENTRY=kc_kp_dput"]),
+        ("lockref.o", "lockref-funcs.c", KERNEL_ARGS + tree_args +
+         ["-DKC_SOURCE=" + c_string(lockref_h)]),
+        ("glue.o", "glue.c", ["-DKC_PLUGIN", "-DKC_PLUGIN_NAME=" + c_string(name),
+                              "-DKC_PLUGIN_DESCRIPTION=" + c_string(
+                                  "%s with %s" % (tname, ", ".join(
+                                      os.path.basename(p) for p in args.patch)))]),
+        ("tsan-hooks.o", "tsan-hooks.c", []),
+    ]
+    objs = []
+    for obj, src, extra in compiles:
+        o = os.path.join(work, obj)
+        run([args.cc] + COMMON_ARGS + incs + extra + ["-c", os.path.join(kc, src), "-o", o],
+            "compiling %s for %s" % (src, name))
+        objs.append(o)
+    # The line table is read from a first link, where every function has
+    # an address of its own (in the objects, .text and .text.startup, or a
+    # .cold part, would overlap); the offsets within a function stay.
+    so = os.path.join(work, "strategy.so")
+    run([args.cc, "-shared", "-o", so] + objs, "linking " + name)
+    prefix = "kp_" + ident + "_"
+    syms = function_offsets(so)
+    lines = lines_c([(so, tree["source"], dcache_h,
+                      [("kc_dput_kp" if f == "dput" else f, f) for f in tree["funcs"]]),
+                     (so, tree["lockref"], lockref_h,
+                      [(f, f[len(prefix):]) for f in syms if f.startswith(prefix)])])
+    with open(os.path.join(work, "lines.c"), "w") as f:
+        f.write(lines)
+    o = os.path.join(work, "lines.o")
+    run([args.cc] + COMMON_ARGS + incs + ["-c", os.path.join(work, "lines.c"), "-o", o],
+        "compiling the line table")
+    objs.append(o)
+    run([args.cc, "-shared", "-o", so] + objs + ["-Wl,-z,now"], "linking " + name)
+    with open(os.path.join(work, "name"), "w") as f:
+        f.write(name + "\n")
+    return name
+
+
+def main():
+    ap = argparse.ArgumentParser(description="build a patched kernel dput path as a strategy")
+    ap.add_argument("--root", required=True,
+                    help="the directory holding kernel-code/ and src/dcache/kernel-code.h")
+    ap.add_argument("--include", action="append", default=[],
+                    help="a directory holding dcsim/*.h of the check build (repeatable)")
+    ap.add_argument("--cache", required=True)
+    ap.add_argument("--tree", required=True, help="6.1, 6.12, ... or a tarball")
+    ap.add_argument("--patch", action="append", default=[], required=True)
+    ap.add_argument("--cc", default=os.environ.get("CC", "cc"))
+    args = ap.parse_args()
+    try:
+        for p in args.patch:
+            if not os.path.isfile(p):
+                raise Fail("--kernel-patch %s: no such file" % p, 2)
+        args.patch = [os.path.abspath(p) for p in args.patch]
+        if shutil.which(args.cc) is None:
+            raise Fail("no C compiler %s (set CC)" % args.cc, 2)
+        table, version, tarball, top = resolve_tree(args.root, args.tree)
+        key = cache_key(args.root, args.include, tarball, args.patch, args.cc, args.cache)
+        entry = os.path.join(args.cache, "kernel", key)
+        name_file = os.path.join(entry, "name")
+        if os.path.exists(os.path.join(entry, "strategy.so")) and os.path.exists(name_file):
+            with open(name_file) as f:
+                name = f.read().strip()
+            sys.stderr.write("kpatch: %s: cached build %s\n" % (name, entry))
+        else:
+            os.makedirs(os.path.dirname(entry), exist_ok=True)
+            work = tempfile.mkdtemp(prefix="tmp-", dir=os.path.dirname(entry))
+            try:
+                sys.stderr.write("kpatch: building %s with %s in %s\n" %
+                                 (os.path.basename(tarball),
+                                  ", ".join(os.path.basename(p) for p in args.patch), work))
+                name = build(args, table, version, tarball, top, work)
+                try:
+                    os.rename(work, entry)
+                except OSError:
+                    # Another run put the same build there first: use theirs.
+                    if not os.path.exists(os.path.join(entry, "strategy.so")):
+                        raise
+                    shutil.rmtree(work, ignore_errors=True)
+            except BaseException:
+                shutil.rmtree(work, ignore_errors=True)
+                raise
+        print("KPATCH %s %s" % (os.path.join(entry, "strategy.so"), name))
+        sys.stderr.write("kpatch: %s: patched source %s\n" %
+                         (name, os.path.join(entry, extract.read_tree(table)["source"])))
+    except Fail as e:
+        sys.stderr.write("kpatch: error: %s\n" % e)
+        sys.exit(e.rc)
+
+
+if __name__ == "__main__":
+    main()
