@@ -4,8 +4,9 @@
 
 What to take is data: a tree table (kernel-code/trees/<version>.tree) names
 the tarball's top directory, the source file, the functions of the dput
-path, the ones a patch series adds, the defines to copy and the lockref
-file.  extract.py reads the tarball once, unpacks only fs/dcache.c,
+path, the macros of the source they use (defines: every "#define NAME..."
+line whose name starts with one of the prefixes), the ones a patch series
+adds, the defines to copy and the lockref file.  extract.py reads the tarball once, unpacks only fs/dcache.c,
 lib/lockref.c and what the series touches, applies the series (if any) to
 a copy, and writes into OUTDIR, for NAME given by --name:
 
@@ -152,10 +153,11 @@ def find_function(src, name, path):
 
 def find_defines(src, prefix, path):
     out = []
-    for m in re.finditer(r"(?m)^#define\s+%s\w+.*$" % re.escape(prefix), src):
+    for m in re.finditer(r"(?m)^#define\s+%s\w*.*$" % re.escape(prefix), src):
         out.append((m.start(), m.end()))
     if not out:
-        die("%s: no #define %s* (the abort codes of fast_dput_htm())" % (path, prefix))
+        die("%s: no #define %s* (a defines or series-defines line of the tree table)" %
+            (path, prefix))
     return out
 
 
@@ -217,7 +219,7 @@ def extract(path, source, funcs, define_prefixes, origin):
 
 def read_tree(path):
     """The tree table: "key value..." lines, '#' comments."""
-    known = {"package", "top", "source", "funcs", "shims", "lockref",
+    known = {"package", "top", "source", "funcs", "defines", "shims", "lockref",
              "series-funcs", "series-defines"}
     tree = {k: [] for k in known}
     with open(path, encoding="utf-8") as f:
@@ -371,7 +373,8 @@ def main():
         if args.patch:
             origin += " with %s" % ", ".join(os.path.basename(p) for p in args.patch)
         write(out("dcache.h"),
-              extract(os.path.join(base, source), source, tree["funcs"], [], origin))
+              extract(os.path.join(base, source), source, tree["funcs"], tree["defines"],
+                      origin))
         with open(os.path.join(base, tree["lockref"]), encoding="utf-8") as f:
             lockref = f.read()
         write(out("lockref-c.h"), '#line 1 "%s"\n' % tree["lockref"] + lockref)
@@ -382,7 +385,8 @@ def main():
         for p in patches:
             apply_patch(p, patched, args.tarball, None)
         htm = extract(os.path.join(patched, source), source,
-                      tree["funcs"] + tree["series-funcs"], tree["series-defines"],
+                      tree["funcs"] + tree["series-funcs"],
+                      tree["defines"] + tree["series-defines"],
                       "%s %s with %s" % (tarname, source,
                                          ", ".join(os.path.basename(p) for p in patches)))
         write(out("htm-dcache.h"), htm)

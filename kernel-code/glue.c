@@ -28,6 +28,7 @@
 #include "kernel-code.h"
 
 __thread struct kc_tally kc_tally;
+__thread struct kc_pcpu kc_pcpu;
 
 #if DCSIM_CHECK
 #include <kc/glue-impl.h>
@@ -65,7 +66,7 @@ unsigned int kc_htm_status(dcsim_htm_status_t st)
 
 /* ---- function names for traces (filled by constructors, then read-only) ---- */
 
-#define KC_MAX_FUNCS	128
+#define KC_MAX_FUNCS	1024
 static struct kc_func func_tab[KC_MAX_FUNCS];
 static size_t nr_funcs;
 
@@ -125,11 +126,15 @@ static __attribute__((destructor)) void kc_coverage_print(void)
 void kc_k61_dput(struct dcsim_dentry *d);
 void kc_k61_htm_dput(struct dcsim_dentry *d);
 void kc_k612_dput(struct dcsim_dentry *d);
+extern const struct dcsim_dcache_ops kc_k612_ops;
 #ifdef KC_HAVE_K612_HTM
 void kc_k612_htm_dput(struct dcsim_dentry *d);
+extern const struct dcsim_dcache_ops kc_k612_htm_ops;
 #endif
 void kc_k612_ex_dput(struct dcsim_dentry *d);
 void kc_k612_ex_bug_dput(struct dcsim_dentry *d);
+extern const struct dcsim_dcache_ops kc_k612_ex_ops;
+extern const struct dcsim_dcache_ops kc_k612_ex_bug_ops;
 #if DCSIM_CHECK
 void kc_k61_htm_bug_nolock_dput(struct dcsim_dentry *d);
 #endif
@@ -185,6 +190,7 @@ static const struct dcsim_dput_strategy k612 = {
 		       "and lib/lockref.c, compiled from linux-source-6.12",
 	.dput = k612_dput,
 	.retain_style = DCSIM_RETAIN_LRU_THEN_REFERENCED,
+	.ops = &kc_k612_ops,
 };
 
 #ifdef KC_HAVE_K612_HTM
@@ -195,6 +201,7 @@ static const struct dcsim_dput_strategy k612_htm = {
 	.dput = k612_htm_dput,
 	.retain_style = DCSIM_RETAIN_LRU_THEN_REFERENCED,
 	.flags = DCSIM_STRATEGY_USES_HTM,
+	.ops = &kc_k612_htm_ops,
 };
 #endif
 
@@ -208,6 +215,7 @@ const struct dcsim_dput_strategy kc_strategy_example = {
 	.description = "k612 with examples/kernel-patches/retain-dontcache-first.patch",
 	.dput = k612_ex_dput,
 	.retain_style = DCSIM_RETAIN_LRU_THEN_REFERENCED,
+	.ops = &kc_k612_ex_ops,
 };
 
 const struct dcsim_dput_strategy kc_strategy_example_bug = {
@@ -216,6 +224,7 @@ const struct dcsim_dput_strategy kc_strategy_example_bug = {
 		       "(planted bug: d_lru_add() without d_lock)",
 	.dput = k612_ex_bug_dput,
 	.retain_style = DCSIM_RETAIN_LRU_THEN_REFERENCED,
+	.ops = &kc_k612_ex_bug_ops,
 };
 
 /*

@@ -45,6 +45,7 @@
 #include <string.h>
 
 #include "dcache.h"
+#include "kernel-code.h"
 #include "rcu-internal.h"
 
 _Static_assert(sizeof(struct dcsim_dentry) <= 192, "struct dcsim_dentry must fit 192 bytes");
@@ -157,6 +158,7 @@ struct dcsim_cache *(dcsim_cache_create)(const struct dcsim_cache_config *cfg)
 	memset(c->pcpu, 0, sizeof(*c->pcpu) * DCSIM_MAX_THREADS);
 	c->hash_mask = (1u << bits) - 1;
 	c->strategy = s;
+	c->ops = s->ops;
 	c->retain_style = s->retain_style;
 	c->next_id = 1;
 	dcsim_spin_lock_init(&c->lru_lock);
@@ -707,14 +709,12 @@ struct dcsim_dentry *dcsim_dget(struct dcsim_dentry *d)
 }
 
 /* models fs/dcache.c:dget_parent() */
-struct dcsim_dentry *dcsim_dget_parent(struct dcsim_dentry *d)
+static struct dcsim_dentry *dcache_dget_parent(struct dcsim_dentry *d)
 {
 	struct dcsim_dentry *p;
 	uint32_t seq;
 	int ok;
 
-	if (WARN_ON_ONCE(!dcache_alive(d->d_cache)))
-		return NULL;
 	/* Optimistic: the parent is pinned by our child's reference. */
 	dcsim_rcu_read_lock();
 	seq = READ_ONCE(d->d_seq);
@@ -738,6 +738,17 @@ struct dcsim_dentry *dcsim_dget_parent(struct dcsim_dentry *d)
 	d_set_cnt(p, d_cnt(p) + 1);
 	d_unlock(p);
 	return p;
+}
+
+struct dcsim_dentry *dcsim_dget_parent(struct dcsim_dentry *d)
+{
+	struct dcsim_cache *c = d->d_cache;
+
+	if (WARN_ON_ONCE(!dcache_alive(c)))
+		return NULL;
+	if (c->ops && c->ops->get_parent)
+		return c->ops->get_parent(d);
+	return dcache_dget_parent(d);
 }
 
 /* ---- LRU helpers (d_lock held); models fs/dcache.c d_lru_add() etc. ------ */

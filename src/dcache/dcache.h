@@ -42,6 +42,8 @@ struct dcsim_cache {
 	uint32_t magic;
 	enum dcsim_retain_style retain_style;
 	const struct dcsim_dput_strategy *strategy;
+	/* the strategy's ->ops: NULL members (or NULL) run the model's code */
+	const struct dcsim_dcache_ops *ops;
 	struct dcache_bucket *hash;
 	uint32_t hash_mask;
 	struct dcache_pcpu *pcpu;	/* [DCSIM_MAX_THREADS] */
@@ -320,6 +322,10 @@ bool fast_dput_wants_txn(struct dcsim_dentry *d);
 
 /* shrink.c */
 unsigned long shrink_dentry_list(struct dcsim_cache *c, struct dcsim_list_head *list);
+/* The model's prune_dcache_sb(), shrink_dcache_sb() and d_invalidate(): the default ops. */
+unsigned long dcache_prune(struct dcsim_cache *c, unsigned long nr_to_scan);
+unsigned long dcache_shrink_all(struct dcsim_cache *c);
+void dcache_d_invalidate(struct dcsim_dentry *d);
 
 /*
  * Check flavour: record a new dentry's name for the explorer's reports

@@ -75,6 +75,7 @@ KC_GLUE_FN struct dcsim_dentry *kc_dentry_kill_68(struct dcsim_dentry *d)
 	int held = 1 + (DCSIM_READ_ONCE(d->d_inode) != NULL);
 	struct dcsim_dentry *parent;
 
+	kc_tally.kills++;
 	parent = dcsim_kc___dentry_kill_68(d);
 	if (parent)
 		dcsim_rcu_read_lock();
@@ -106,6 +107,18 @@ KC_GLUE_FN void kc_smp_mb(void)
 KC_GLUE_FN void kc_cpu_relax(void)
 {
 	dcsim_cpu_relax();
+}
+
+/* This thread's kills so far: a shrinker's kills are the difference. */
+KC_GLUE_FN unsigned long kc_kills(void)
+{
+	return kc_tally.kills;
+}
+
+/* this_cpu_inc()/_dec() of the field at @off of the thread's struct kc_pcpu. */
+KC_GLUE_FN void kc_this_cpu_add(size_t off, long n)
+{
+	*(long *)(void *)((char *)&kc_pcpu + off) += n;
 }
 
 /* After htm_end(): outside the transaction, so never rolled back. */
