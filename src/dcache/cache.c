@@ -375,6 +375,26 @@ void dentry_unlink_inode(struct dcsim_dentry *d)
 		dcsim_call_rcu(&inode->i_rcu, inode_free_rcu);
 }
 
+/*
+ * dentry_unlink_inode() for the kernel's own __dentry_kill() (k612): the
+ * same under d_lock and i_lock, but both stay held, for the kernel code
+ * drops them itself (kernel-code/include/kc/glue-impl.h).  The last alias
+ * queues the inode's free now: the caller's held i_lock is an RCU reader
+ * in that tree, so the grace period waits for its unlock.
+ */
+void dentry_clear_inode(struct dcsim_dentry *d)
+{
+	struct dcsim_inode *inode = READ_ONCE(d->d_inode);
+	uint32_t left;
+
+	__d_clear_flags(d, DCSIM_DCACHE_ENTRY_TYPE);
+	WRITE_ONCE(d->d_inode, NULL);
+	left = READ_ONCE(inode->i_count) - 1;
+	WRITE_ONCE(inode->i_count, left);
+	if (!left)
+		dcsim_call_rcu(&inode->i_rcu, inode_free_rcu);
+}
+
 /* models fs/dcache.c:d_make_root() */
 struct dcsim_dentry *dcsim_d_alloc_root(struct dcsim_cache *c, const char *name)
 {
@@ -446,6 +466,10 @@ void dcsim_d_set_op(struct dcsim_dentry *d, const struct dcsim_dentry_operations
 		__d_set_flags(d, DCSIM_DCACHE_OP_DELETE);
 	else
 		__d_clear_flags(d, DCSIM_DCACHE_OP_DELETE);
+	if (op && op->d_prune)
+		__d_set_flags(d, DCSIM_DCACHE_OP_PRUNE);
+	else
+		__d_clear_flags(d, DCSIM_DCACHE_OP_PRUNE);
 	d_unlock(d);
 }
 

@@ -199,6 +199,21 @@ static inline bool IS_ROOT(struct dcsim_dentry *d)
 	return READ_ONCE(d->d_parent) == d;
 }
 
+/* ->d_prune() (d_lock held, DCACHE_OP_PRUNE) and ->d_release() (no lock), as __dentry_kill() calls them. */
+static inline void d_prune(struct dcsim_dentry *d)
+{
+	if (unlikely(d_flags_read(d) & DCSIM_DCACHE_OP_PRUNE))
+		READ_ONCE(d->d_op)->d_prune(d);
+}
+
+static inline void d_release(struct dcsim_dentry *d)
+{
+	const struct dcsim_dentry_operations *op = READ_ONCE(d->d_op);
+
+	if (op && op->d_release)
+		op->d_release(d);
+}
+
 /* ---- lists (every pointer store through WRITE_ONCE) ---------------------- */
 
 static inline void dlist_init(struct dcsim_list_head *h)
@@ -287,6 +302,7 @@ void __d_drop(struct dcsim_dentry *d);
 void dentry_unlist(struct dcsim_dentry *d, struct dcsim_dentry *parent);
 void dentry_free(struct dcsim_dentry *d);
 void dentry_unlink_inode(struct dcsim_dentry *d);
+void dentry_clear_inode(struct dcsim_dentry *d);
 bool dentry_may_free(struct dcsim_dentry *d);
 void __dentry_kill(struct dcsim_dentry *d, struct dcsim_dentry *parent);
 struct dcsim_dentry *__dentry_kill_68(struct dcsim_dentry *d);	/* dput-retain.c */

@@ -29,9 +29,30 @@ void dcsim_kc___dentry_kill(struct dcsim_dentry *d)
 		dstat_inc(parent->d_cache, DCSIM_CS_PARENT_PUT);
 }
 
-struct dcsim_dentry *dcsim_kc___dentry_kill_68(struct dcsim_dentry *d)
+void dcsim_kc___d_drop(struct dcsim_dentry *d)
 {
-	return __dentry_kill_68(d);
+	__d_drop(d);
+}
+
+void dcsim_kc_dentry_clear_inode(struct dcsim_dentry *d)
+{
+	dentry_clear_inode(d);
+}
+
+/*
+ * The kill's own counters are kept here, at the one call every kill
+ * makes: the model's __dentry_kill_68() counts the kill and the put of
+ * the parent that follows (which the kernel code then does) alike.
+ */
+void dcsim_kc_dentry_unlist(struct dcsim_dentry *d)
+{
+	struct dcsim_cache *c = d->d_cache;
+	struct dcsim_dentry *parent = IS_ROOT(d) ? NULL : READ_ONCE(d->d_parent);
+
+	dentry_unlist(d, parent);
+	dstat_inc(c, DCSIM_CS_KILL);
+	if (parent)
+		dstat_inc(c, DCSIM_CS_PARENT_PUT);
 }
 
 void dcsim_kc_warn(const char *file, int line, const char *func, const char *cond)

@@ -46,13 +46,24 @@ DCSIM_API void dcsim_kc_d_lru_add(struct dcsim_dentry *dentry);
  */
 DCSIM_API void dcsim_kc___dentry_kill(struct dcsim_dentry *dentry);
 
+/* models fs/dcache.c:__d_drop() (the hash table is dcsim's): d_lock held. */
+DCSIM_API void dcsim_kc___d_drop(struct dcsim_dentry *dentry);
+
 /*
- * models fs/dcache.c:__dentry_kill() of 6.8+ (for k612): d_lock and the
- * inode's i_lock held, count 0, parent not locked; kills, drops the locks,
- * then takes the parent's d_lock and drops its count.
- * Return: the parent, d_lock held, if its count reached 0; else NULL.
+ * models the part of fs/dcache.c:dentry_unlink_inode() under d_lock and
+ * i_lock, and its iput(): the dentry goes negative, the last alias frees
+ * the inode after a grace period.  Both locks stay held (the caller, an
+ * RCU reader while it holds them, drops them).
  */
-DCSIM_API struct dcsim_dentry *dcsim_kc___dentry_kill_68(struct dcsim_dentry *dentry);
+DCSIM_API void dcsim_kc_dentry_clear_inode(struct dcsim_dentry *dentry);
+
+/*
+ * models fs/dcache.c:dentry_unlist() (6.8+): d_lock and the parent's
+ * d_lock held; marks it killed and takes it off its parent's children,
+ * or a root off the cache's roots (dcsim's s_roots stand-in).  Counts the
+ * kill and, for a child, the put of the parent that the caller makes.
+ */
+DCSIM_API void dcsim_kc_dentry_unlist(struct dcsim_dentry *dentry);
 
 /*
  * list_lru (include/linux/list_lru.h) for the kernel's LRU helpers: dcsim's

@@ -98,6 +98,7 @@ void __dentry_kill(struct dcsim_dentry *d, struct dcsim_dentry *parent)
 
 	WARN_ON_ONCE(d_flags_read(d) & DCSIM_DCACHE_DENTRY_KILLED);	/* killed twice */
 	dcsim_lockref_mark_dead(&d->d_lockref);
+	d_prune(d);
 	f = d_flags_read(d);
 	if ((f & (DCSIM_DCACHE_LRU_LIST | DCSIM_DCACHE_SHRINK_LIST)) == DCSIM_DCACHE_LRU_LIST)
 		d_lru_del(d);
@@ -108,6 +109,15 @@ void __dentry_kill(struct dcsim_dentry *d, struct dcsim_dentry *parent)
 	if (READ_ONCE(d->d_inode))
 		dentry_unlink_inode(d);
 	dstat_inc(c, DCSIM_CS_KILL);
+	/*
+	 * 6.1 drops d_lock for ->d_release() and retakes it to decide who
+	 * frees; the model keeps it only when nobody can call back in.
+	 */
+	if (unlikely(READ_ONCE(d->d_op) && READ_ONCE(d->d_op)->d_release)) {
+		d_unlock(d);
+		d_release(d);
+		d_lock(d);
+	}
 	can_free = dentry_may_free(d);
 	d_unlock(d);
 	if (can_free)

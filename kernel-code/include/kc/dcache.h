@@ -31,6 +31,7 @@
 #include <dcsim/dentry.h>
 
 #define DCACHE_OP_DELETE	0x00000008
+#define DCACHE_OP_PRUNE		0x00000010
 #define DCACHE_DISCONNECTED	0x00000020
 #define DCACHE_REFERENCED	0x00000040
 #define DCACHE_DONTCACHE	0x00000080
@@ -42,6 +43,7 @@
 #define DCACHE_PAR_LOOKUP	0x10000000 /* never set in dcsim */
 
 _Static_assert(DCACHE_OP_DELETE == DCSIM_DCACHE_OP_DELETE &&
+	       DCACHE_OP_PRUNE == DCSIM_DCACHE_OP_PRUNE &&
 	       DCACHE_DISCONNECTED == DCSIM_DCACHE_DISCONNECTED &&
 	       DCACHE_REFERENCED == DCSIM_DCACHE_REFERENCED &&
 	       DCACHE_DONTCACHE == DCSIM_DCACHE_DONTCACHE &&
@@ -64,6 +66,8 @@ struct inode {
 
 struct dentry_operations {
 	int (*d_delete)(const struct dentry *);
+	void (*d_prune)(struct dentry *);
+	void (*d_release)(struct dentry *);
 };
 
 #define __KC_GAP(from, to)							\
@@ -112,7 +116,13 @@ __KC_SAME(d_inode);
 _Static_assert(__builtin_offsetof(struct hlist_bl_node, pprev) ==
 	       __builtin_offsetof(struct dcsim_hash_node, pprev), "d_hash.pprev");
 _Static_assert(__builtin_offsetof(struct dentry_operations, d_delete) ==
-	       __builtin_offsetof(struct dcsim_dentry_operations, d_delete), "d_op->d_delete");
+	       __builtin_offsetof(struct dcsim_dentry_operations, d_delete) &&
+	       __builtin_offsetof(struct dentry_operations, d_prune) ==
+	       __builtin_offsetof(struct dcsim_dentry_operations, d_prune) &&
+	       __builtin_offsetof(struct dentry_operations, d_release) ==
+	       __builtin_offsetof(struct dcsim_dentry_operations, d_release) &&
+	       sizeof(struct dentry_operations) == sizeof(struct dcsim_dentry_operations),
+	       "d_op: dcsim's operations");
 _Static_assert(sizeof(struct dentry) == sizeof(struct dcsim_dentry), "dentry size");
 
 static __always_inline struct dcsim_dentry *kc_dcsim(struct dentry *dentry)
@@ -180,8 +190,10 @@ static __always_inline int read_seqcount_retry(const unsigned int *s, unsigned i
  */
 #define dentry_free(dentry)	dcsim_kc_dentry_free(kc_dcsim(dentry))
 #ifdef KC_TREE_K612
-/* 6.8+: d_lock and i_lock held, parent not; returns the parent locked at count 0, or NULL. */
-#define __dentry_kill(kc_d)	((struct dentry *)(void *)kc_dentry_kill_68(kc_dcsim(kc_d)))
+#define __d_drop(kc_d)		dcsim_kc___d_drop(kc_dcsim(kc_d))
+#define dentry_unlink_inode(kc_d) kc_dentry_unlink_inode_rcu(kc_dcsim(kc_d))
+#define dentry_unlist(kc_d)	kc_dentry_unlist(kc_dcsim(kc_d))
+#define cond_resched_tasks_rcu_qs()	do { } while (0)
 #else
 /* d_lock held, as in the kernel. */
 #define d_lru_add(dentry)	dcsim_kc_d_lru_add(kc_dcsim(dentry))

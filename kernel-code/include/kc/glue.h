@@ -28,7 +28,7 @@ struct kc_tally {
 	unsigned long locks;		/* spin_lock() or a successful spin_trylock() */
 	unsigned long commits;		/* committed transactions */
 	unsigned long warns;		/* WARN_ON*() that fired */
-	unsigned long kills;		/* __dentry_kill() calls (the shrinkers' return values) */
+	unsigned long kills;		/* kills (dentry_unlist() calls): the shrinkers' return values */
 };
 
 extern __thread struct kc_tally kc_tally;
@@ -51,7 +51,8 @@ bool kc_spin_is_locked(dcsim_spinlock_t *l);
 void kc_spin_lock_rcu(dcsim_spinlock_t *l);
 bool kc_spin_trylock_rcu(dcsim_spinlock_t *l);
 void kc_spin_unlock_rcu(dcsim_spinlock_t *l);
-struct dcsim_dentry *kc_dentry_kill_68(struct dcsim_dentry *d);
+void kc_dentry_unlink_inode_rcu(struct dcsim_dentry *d);
+void kc_dentry_unlist(struct dcsim_dentry *d);
 void kc_smp_rmb(void);
 void kc_smp_wmb(void);
 void kc_smp_mb(void);
