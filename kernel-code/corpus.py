@@ -89,9 +89,8 @@ def main():
                 continue
             prefix = TREES[b["tree"]]
             c = cname(prefix, name)
-            # 6.12 variants bring the tree's shrinker too (kernel-code/dput.c).
-            ops = ("extern const struct dcsim_dcache_ops kc_%s_ops;\n" % c
-                   if prefix == "k612" else "")
+            # Each variant brings its tree's shrinker too (kernel-code/dput.c).
+            ops = "extern const struct dcsim_dcache_ops kc_%s_ops;\n" % c
             decl.append("void kc_%s_dput(struct dcsim_dentry *d);\n"
                         "%s"
                         "KC_STRATEGY_DPUT(%s_dput, kc_%s_dput)\n"

@@ -39,7 +39,6 @@ void KC_ENTRY(struct dcsim_dentry *d)
 	dput((struct dentry *)(void *)d);
 }
 
-#ifdef KC_TREE_K612
 /*
  * The ops table (src/dcache/kernel-code.h): dcsim_prune(),
  * dcsim_shrink_all() and dcsim_dget_parent() of a cache of this variant
@@ -75,7 +74,6 @@ const struct dcsim_dcache_ops KC_OPS = {
 	.shrink_all = kc_shrink_all,
 	.get_parent = kc_dget_parent,
 };
-#endif
 
 #if DCSIM_CHECK
 /* For the explorer's traces: which kernel function made an access (the tree table's list). */
@@ -84,11 +82,9 @@ static const struct kc_func funcs[] = {
 	KC_EXTRACTED_FUNCS
 	/* Ours, but instrumented too: so that no access is charged to its neighbour. */
 	{ "(entry)", (const void *)KC_ENTRY, KC_SOURCE },
-#ifdef KC_TREE_K612
 	{ "(entry)", (const void *)kc_prune, KC_SOURCE },
 	{ "(entry)", (const void *)kc_shrink_all, KC_SOURCE },
 	{ "(entry)", (const void *)kc_dget_parent, KC_SOURCE },
-#endif
 };
 #undef KC_FUNC
 

@@ -11,6 +11,10 @@
  *            6.8 rework; the hand-written model of it is "retain")
  *   k612-htm the same after kernel/patches-6.12/, when that is there
  *
+ * Each brings its tree's shrinker and dget_parent() too (.ops, built in
+ * dput.c per variant): a cache of one of them runs the kernel's code for
+ * dcsim_prune(), dcsim_shrink_all() and dcsim_dget_parent().
+ *
  * The path a put took (for the cache statistics) is read off what the
  * kernel code did, counted in kc_tally: a WARN, a committed transaction,
  * a d_lock taken, else the lockless cmpxchg.
@@ -125,6 +129,8 @@ static __attribute__((destructor)) void kc_coverage_print(void)
 
 void kc_k61_dput(struct dcsim_dentry *d);
 void kc_k61_htm_dput(struct dcsim_dentry *d);
+extern const struct dcsim_dcache_ops kc_k61_ops;
+extern const struct dcsim_dcache_ops kc_k61_htm_ops;
 void kc_k612_dput(struct dcsim_dentry *d);
 extern const struct dcsim_dcache_ops kc_k612_ops;
 #ifdef KC_HAVE_K612_HTM
@@ -174,6 +180,7 @@ static const struct dcsim_dput_strategy k61 = {
 		       "compiled from linux-source-6.1",
 	.dput = k61_dput,
 	.retain_style = DCSIM_RETAIN_LRU_THEN_REFERENCED,
+	.ops = &kc_k61_ops,
 };
 
 static const struct dcsim_dput_strategy k61_htm = {
@@ -182,6 +189,7 @@ static const struct dcsim_dput_strategy k61_htm = {
 	.dput = k61_htm_dput,
 	.retain_style = DCSIM_RETAIN_LRU_THEN_REFERENCED,
 	.flags = DCSIM_STRATEGY_USES_HTM,
+	.ops = &kc_k61_htm_ops,
 };
 
 static const struct dcsim_dput_strategy k612 = {
@@ -243,6 +251,7 @@ struct kc_corpus_unbuilt {
 
 #if DCSIM_CHECK
 KC_STRATEGY_DPUT(k61_htm_bug_nolock_dput, kc_k61_htm_bug_nolock_dput)
+extern const struct dcsim_dcache_ops kc_k61_htm_bug_nolock_ops;
 
 /* The planted bug (tests/kernel-code/test-kernel-code.c registers it). */
 const struct dcsim_dput_strategy kc_strategy_bug_nolock = {
@@ -251,6 +260,7 @@ const struct dcsim_dput_strategy kc_strategy_bug_nolock = {
 	.dput = k61_htm_bug_nolock_dput,
 	.retain_style = DCSIM_RETAIN_LRU_THEN_REFERENCED,
 	.flags = DCSIM_STRATEGY_USES_HTM,
+	.ops = &kc_k61_htm_bug_nolock_ops,
 };
 #endif
 

@@ -69,8 +69,9 @@ struct dcsim_dentry_operations {
 	/*
 	 * ->d_prune(): called with d_lock held when the dentry is about to be
 	 * unhashed and killed (DCSIM_DCACHE_OP_PRUNE).  ->d_release(): called
-	 * after the kill, no lock held, before the memory is freed.  Neither
-	 * may call back into the cache.
+	 * after the kill, before the memory is freed (by the 6.8+ kills with
+	 * no lock held, by the older ones with d_lock held).  Neither may
+	 * call back into the cache.
 	 */
 	void (*d_prune)(struct dcsim_dentry *dentry);
 	void (*d_release)(struct dcsim_dentry *dentry);

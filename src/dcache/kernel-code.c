@@ -14,14 +14,18 @@
 _Static_assert(__builtin_offsetof(struct dcsim_inode, i_lock) == 0,
 	       "dcsim_inode.i_lock must come first for the kernel code");
 
-void dcsim_kc_d_lru_add(struct dcsim_dentry *d)
-{
-	d_lru_add(d);
-}
-
 void dcsim_kc___dentry_kill(struct dcsim_dentry *d)
 {
 	struct dcsim_dentry *parent = IS_ROOT(d) ? NULL : READ_ONCE(d->d_parent);
+
+	/*
+	 * 6.1's shrink_dentry_list() frees a husk only with DCACHE_MAY_FREE,
+	 * which 6.1's __dentry_kill() sets when it leaves one on a shrink
+	 * list.  dcsim's kill holds d_lock from here to that decision, so
+	 * setting it now is the same to every other thread.
+	 */
+	if (d_flags_read(d) & DCSIM_DCACHE_SHRINK_LIST)
+		__d_set_flags(d, DCSIM_KC_DCACHE_MAY_FREE_61);
 
 	__dentry_kill(d, parent);
 	/* As dcsim_dput_61() counts the put that follows; @d may be freed. */

@@ -36,15 +36,14 @@ struct dcsim_dcache_ops {
 	void (*invalidate)(struct dcsim_dentry *dentry);
 };
 
-/* models fs/dcache.c:d_lru_add(): d_lock held, not on any LRU or shrink list. */
-DCSIM_API void dcsim_kc_d_lru_add(struct dcsim_dentry *dentry);
-
 /*
  * models fs/dcache.c:__dentry_kill(): d_lock and (unless a root) the
  * parent's d_lock held; kills, drops both locks, frees after a grace period.
  * The caller (the kernel's dentry_kill()) puts the parent next.
  */
 DCSIM_API void dcsim_kc___dentry_kill(struct dcsim_dentry *dentry);
+/* 6.1's DCACHE_MAY_FREE: set on a husk left on a shrink list (dcsim's own kill needs none). */
+#define DCSIM_KC_DCACHE_MAY_FREE_61	0x00800000u
 
 /* models fs/dcache.c:__d_drop() (the hash table is dcsim's): d_lock held. */
 DCSIM_API void dcsim_kc___d_drop(struct dcsim_dentry *dentry);

@@ -111,13 +111,11 @@ void __dentry_kill(struct dcsim_dentry *d, struct dcsim_dentry *parent)
 	dstat_inc(c, DCSIM_CS_KILL);
 	/*
 	 * 6.1 drops d_lock for ->d_release() and retakes it to decide who
-	 * frees; the model keeps it only when nobody can call back in.
+	 * frees (DCACHE_MAY_FREE); the model keeps d_lock across the call, so
+	 * that a shrink list's owner cannot free the husk meanwhile
+	 * (docs/kernel.md, intended differences).
 	 */
-	if (unlikely(READ_ONCE(d->d_op) && READ_ONCE(d->d_op)->d_release)) {
-		d_unlock(d);
-		d_release(d);
-		d_lock(d);
-	}
+	d_release(d);
 	can_free = dentry_may_free(d);
 	d_unlock(d);
 	if (can_free)

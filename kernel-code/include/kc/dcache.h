@@ -38,6 +38,7 @@
 #define DCACHE_SHRINK_LIST	0x00000400
 #define DCACHE_DENTRY_KILLED	0x00008000
 #define DCACHE_LRU_LIST		0x00080000
+#define DCACHE_MAY_FREE		0x00800000 /* 6.1; dcsim's 6.1 kill sets it (kc/glue-impl.h) */
 #define DCACHE_ENTRY_TYPE	0x00700000
 #define DCACHE_MISS_TYPE	0x00000000
 #define DCACHE_PAR_LOOKUP	0x10000000 /* never set in dcsim */
@@ -195,9 +196,8 @@ static __always_inline int read_seqcount_retry(const unsigned int *s, unsigned i
 #define dentry_unlist(kc_d)	kc_dentry_unlist(kc_dcsim(kc_d))
 #define cond_resched_tasks_rcu_qs()	do { } while (0)
 #else
-/* d_lock held, as in the kernel. */
-#define d_lru_add(dentry)	dcsim_kc_d_lru_add(kc_dcsim(dentry))
-#define __dentry_kill(dentry)	dcsim_kc___dentry_kill(kc_dcsim(dentry))
+/* 6.1: d_lock, i_lock if positive and the parent's d_lock held; drops them all. */
+#define __dentry_kill(kc_d)	kc_dentry_kill_61(kc_dcsim(kc_d))
 #endif
 
 /* Patch 0003's counters, as built with CONFIG_DCACHE_HTM_STATS=n. */

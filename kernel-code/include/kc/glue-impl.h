@@ -78,6 +78,13 @@ KC_GLUE_FN void kc_dentry_unlink_inode_rcu(struct dcsim_dentry *d)
 	kc_spin_unlock_rcu(i_lock);
 }
 
+/* 6.1's __dentry_kill() is dcsim's (src/dcache/kernel-code.c); one per kill (kc_kills()). */
+KC_GLUE_FN void kc_dentry_kill_61(struct dcsim_dentry *d)
+{
+	kc_tally.kills++;
+	dcsim_kc___dentry_kill(d);
+}
+
 /* fs/dcache.c:dentry_unlist() over dcsim's; one per kill (kc_kills()). */
 KC_GLUE_FN void kc_dentry_unlist(struct dcsim_dentry *d)
 {

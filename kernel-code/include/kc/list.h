@@ -127,6 +127,9 @@ typedef enum lru_status (*list_lru_walk_cb)(struct list_head *item, struct list_
 
 #define list_lru_add_obj(lru, item)	dcsim_kc_list_lru_add(kc_lru_cache(lru), kc_lru_list(item))
 #define list_lru_del_obj(lru, item)	dcsim_kc_list_lru_del(kc_lru_cache(lru), kc_lru_list(item))
+/* 6.1's names for the same */
+#define list_lru_add(lru, item)		list_lru_add_obj(lru, item)
+#define list_lru_del(lru, item)		list_lru_del_obj(lru, item)
 #define list_lru_isolate(one, item)						\
 	dcsim_kc_list_lru_isolate(kc_lru_cache(one), kc_lru_list(item))
 #define list_lru_isolate_move(one, item, head)					\
