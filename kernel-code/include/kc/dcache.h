@@ -4,19 +4,19 @@
  * 6.12 has the same values for the flags named here),
  * laid over dcsim's struct dcsim_dentry (<dcsim/dentry.h>).
  *
- * Only the fields that the extracted dput path touches are named: d_flags,
- * d_hash (d_unhashed()), d_parent, d_op, d_inode and d_lockref, each at the
- * offset of its dcsim twin (the padding is computed from dcsim's layout and
- * every offset is asserted), so the kernel code reads and writes dcsim
- * dentries in place.  dcsim keeps the kernel's 6.1 flag values, also
- * asserted.  d_inode is dcsim's d_inode, and struct inode is dcsim's stub
- * inode, of which only i_lock (its first field) is named: dentry_kill()
- * trylocks it, or takes it in order on its slow_positive path, and dcsim's
- * __dentry_kill() drops it as the kernel's dentry_unlink_inode() does.
+ * Only the fields that the extracted code touches are named: d_flags,
+ * d_seq, d_hash (d_unhashed()), d_parent, d_sb (dcsim's d_cache: the
+ * superblock is the cache, kc/list.h), d_op, d_lockref, d_lru, d_sib,
+ * d_children and d_inode, each at the offset of its dcsim twin (the
+ * padding is computed from dcsim's layout and every offset is asserted),
+ * so the kernel code reads and writes dcsim dentries in place.  dcsim
+ * keeps the kernel's 6.1 flag values, also asserted.  d_inode is dcsim's
+ * d_inode, and struct inode is dcsim's stub inode, of which only i_lock
+ * (its first field) is named.
  *
- * What the extraction leaves out is served by dcsim's own code, for dcsim
- * models it: d_lru_add() (list_lru and the LRU counters) and __dentry_kill()
- * (unhash, unlist, free after a grace period); see docs/kernel.md.
+ * What the extraction leaves out is served by dcsim's own code (the shims
+ * at the end, each tree table's shims line; docs/kernel.md, "What stays
+ * dcsim's").
  */
 #ifndef _KC_DCACHE_H
 #define _KC_DCACHE_H
