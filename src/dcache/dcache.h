@@ -23,6 +23,13 @@
 #include "../thread.h"
 #include "cover.h"
 
+/*
+ * 3.x..6.7's DCACHE_MAY_FREE (6.1's value; dcsim's public flags do not
+ * name it): set by the model's 6.1 kill on a husk it leaves on a shrink
+ * list, for the kernel's 6.1 shrink_dentry_list() (strategy k61).
+ */
+#define DCACHE_MAY_FREE		0x00800000u
+
 #define DCACHE_MAGIC_ALIVE	0x44434143u	/* "DCAC" */
 #define DCACHE_MAGIC_DEAD	0xdeadcac3u
 

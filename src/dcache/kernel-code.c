@@ -16,21 +16,19 @@ _Static_assert(__builtin_offsetof(struct dcsim_inode, i_lock) == 0,
 
 void dcsim_kc___dentry_kill(struct dcsim_dentry *d)
 {
+	struct dcsim_cache *c = d->d_cache;
 	struct dcsim_dentry *parent = IS_ROOT(d) ? NULL : READ_ONCE(d->d_parent);
 
-	/*
-	 * 6.1's shrink_dentry_list() frees a husk only with DCACHE_MAY_FREE,
-	 * which 6.1's __dentry_kill() sets when it leaves one on a shrink
-	 * list.  dcsim's kill holds d_lock from here to that decision, so
-	 * setting it now is the same to every other thread.
-	 */
-	if (d_flags_read(d) & DCSIM_DCACHE_SHRINK_LIST)
-		__d_set_flags(d, DCSIM_KC_DCACHE_MAY_FREE_61);
-
 	__dentry_kill(d, parent);
-	/* As dcsim_dput_61() counts the put that follows; @d may be freed. */
+	/*
+	 * The put of the parent: dentry_kill()'s caller makes it next (as
+	 * dcsim_dput_61() counts it), 6.1's shrink_dentry_list() made it
+	 * before (__dput_to_list(), as the model's counts it).  Neither
+	 * @d nor @parent may be touched now: the parent's count may already
+	 * have let another thread kill and free it once we unlocked it.
+	 */
 	if (parent)
-		dstat_inc(parent->d_cache, DCSIM_CS_PARENT_PUT);
+		dstat_inc(c, DCSIM_CS_PARENT_PUT);
 }
 
 void dcsim_kc___d_drop(struct dcsim_dentry *d)
@@ -151,6 +149,12 @@ restart:
 				dstat_inc(c, DCSIM_CS_PRUNE_ROTATE);
 			break;
 		case KC_LRU_SKIP:
+			/*
+			 * The isolate callbacks skip only a d_lock they could
+			 * not trylock: as the model's walk, label it, so that the
+			 * explorer knows this execution has no serial twin.
+			 */
+			dcache_cover(DCSIM_COVER_LRU_SKIP);
 			break;
 		case KC_LRU_RETRY:
 			goto restart;

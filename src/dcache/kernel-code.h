@@ -42,8 +42,6 @@ struct dcsim_dcache_ops {
  * The caller (the kernel's dentry_kill()) puts the parent next.
  */
 DCSIM_API void dcsim_kc___dentry_kill(struct dcsim_dentry *dentry);
-/* 6.1's DCACHE_MAY_FREE: set on a husk left on a shrink list (dcsim's own kill needs none). */
-#define DCSIM_KC_DCACHE_MAY_FREE_61	0x00800000u
 
 /* models fs/dcache.c:__d_drop() (the hash table is dcsim's): d_lock held. */
 DCSIM_API void dcsim_kc___d_drop(struct dcsim_dentry *dentry);

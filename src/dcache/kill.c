@@ -117,6 +117,13 @@ void __dentry_kill(struct dcsim_dentry *d, struct dcsim_dentry *parent)
 	 */
 	d_release(d);
 	can_free = dentry_may_free(d);
+	/*
+	 * 3.x..6.7 mark the husk for the list's owner: 6.1's
+	 * shrink_dentry_list() (k61 runs it) frees one only with
+	 * DCACHE_MAY_FREE; the model's own tests DENTRY_KILLED.
+	 */
+	if (!can_free)
+		__d_set_flags(d, DCACHE_MAY_FREE);
 	d_unlock(d);
 	if (can_free)
 		dentry_free(d);

@@ -38,7 +38,7 @@
 #define DCACHE_SHRINK_LIST	0x00000400
 #define DCACHE_DENTRY_KILLED	0x00008000
 #define DCACHE_LRU_LIST		0x00080000
-#define DCACHE_MAY_FREE		0x00800000 /* 6.1; dcsim's 6.1 kill sets it (kc/glue-impl.h) */
+#define DCACHE_MAY_FREE		0x00800000 /* 6.1; dcsim's 6.1 kill sets it (src/dcache/kill.c) */
 #define DCACHE_ENTRY_TYPE	0x00700000
 #define DCACHE_MISS_TYPE	0x00000000
 #define DCACHE_PAR_LOOKUP	0x10000000 /* never set in dcsim */
