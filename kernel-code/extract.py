@@ -4,9 +4,8 @@
 
 What to take is data: a tree table (kernel-code/trees/<version>.tree) names
 the tarball's top directory, the source file, the functions of the dput
-path, the macros of the source they use (defines: every "#define NAME..."
-line whose name starts with one of the prefixes), the ones a patch series
-adds, the defines to copy and the lockref file.  extract.py reads the tarball once, unpacks only fs/dcache.c,
+path, the ones a patch series adds, the defines to copy and the lockref
+file.  extract.py reads the tarball once, unpacks only fs/dcache.c,
 lib/lockref.c and what the series touches, applies the series (if any) to
 a copy, and writes into OUTDIR, for NAME given by --name:
 
@@ -30,6 +29,10 @@ a copy, and writes into OUTDIR, for NAME given by --name:
 lockref-funcs.c #include them, one object per variant.)  Each dcache file
 ends with KC_EXTRACTED_FUNCS, one KC_FUNC(name) per function, from which
 dput.c builds the explorer's table of function names.
+
+The table's defines line names macros of the source that the functions
+use (every "#define NAME..." line whose name starts with one of its
+prefixes, D_FLAG_VERIFY for example), copied into every variant.
 
 Functions are found by name, never by line number, and copied by brace
 matching with their kernel-doc comment; each is preceded by a #line
