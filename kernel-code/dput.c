@@ -3,8 +3,10 @@
  * One variant of the kernel's dput() path, compiled from the source that
  * extract.py took out of a linux-source tarball (the functions of its tree
  * table, kernel-code/trees/) (meson passes
- * KC_SOURCE, the generated file, and KC_ENTRY, the name of the entry point
- * for glue.c; dput itself is renamed per variant with -Ddput=...).
+ * KC_SOURCE, the generated file, KC_ENTRY, the name of the entry point
+ * for glue.c, KC_VARIANT, the prefix of the variant's other external
+ * names, and KC_OPS, the name of its ops table; dput itself is renamed per
+ * variant with -Ddput=...).
  *
  * Everything the extracted functions name comes from the shims in
  * include/: struct dentry over struct dcsim_dentry, lockref, spinlock_t,
@@ -16,7 +18,9 @@
 #include <kc/dcache.h>
 #include <kc/funcs.h>
 
-#include "../src/dcache/kernel-code.h"
+#if !defined(KC_VARIANT) || !defined(KC_OPS)
+#error "define KC_VARIANT (the variant's prefix, kc_<name>_) and KC_OPS (its ops table, kc_<name>_ops)"
+#endif
 
 /*
  * The kernel's functions with external linkage, under the variant's names
