@@ -61,6 +61,8 @@ struct bench_sample {
 	uint64_t thr_ops_min, thr_ops_max;
 	double thr_busy_ns;	/* sum over workers of their own loop time */
 	double thr_cpu_ns;	/* sum over workers of the CPU time they got */
+	double ops_s;		/* ops / wall time: throughput, all workers */
+	double ns_op;		/* thr_cpu_ns / ops: CPU time per op of one thread */
 	struct dcsim_stats st;	/* library counters: lockref, HTM */
 	struct bench_counts c;
 };
@@ -120,6 +122,22 @@ struct bench_group {
 
 struct bench_agg;
 
+/*
+ * One --sharing cell: writes by every thread to the cache lines that more
+ * than one thread wrote, over @ops worker ops (sharing.c).
+ */
+struct bench_share {
+	const char *group, *subject;	/* names, as in cfg->groups/subjects */
+	unsigned int threads;
+	bool done;
+	uint64_t ops;			/* worker ops recorded, all threads */
+	uint64_t rmw, stores;		/* to shared lines */
+	uint64_t helper;		/* of those, by threads no worker (shrinker, call_rcu) */
+	uint64_t lines;			/* lines written by more than one thread */
+	uint64_t writes;		/* every recorded write, shared line or not */
+	unsigned int lost_threads;	/* threads beyond the recorder table: not counted */
+};
+
 struct bench_row {
 	unsigned int group, tidx, subject;	/* tidx indexes cfg->threads */
 	struct bench_sample *samples;		/* [max_reps]; the first cfg->reps are valid */
@@ -139,6 +157,7 @@ struct bench_shape {
 	unsigned int unlink_pct;	/* churn: lookups that unlink */
 	unsigned int mix[8];		/* mixed: weight per workload index */
 	bool cold;			/* walk: directories never unused (never on the LRU) */
+	bool ref_walk;			/* walk, mixed: ref-walk only (--ref-walk), not RCU-walk */
 };
 
 struct bench_config {
@@ -183,6 +202,11 @@ struct bench_config {
 	unsigned int adaptive_wide;	/* ratios still wider than ci_width */
 	unsigned int adaptive_ratios;	/* ratios checked */
 	double run_s;			/* wall time of the measurement */
+	/* --sharing: one entry per workload, threads and strategy (no timed rows) */
+	bool sharing;
+	struct bench_share *share;
+	unsigned int nr_share;
+	uint64_t share_ops, share_warm;	/* per thread per cell */
 };
 
 /* Host facts recorded in every report. */
@@ -230,11 +254,22 @@ void bench_pool_stop(void);
 int bench_run_cell(struct bench_config *cfg, const struct bench_workload *wl,
 		   const struct bench_subject *subj, unsigned int nthreads,
 		   struct bench_sample *out);
+/* A worker's context for thread @id of @cell: its id and its --seed stream. */
+void bench_worker_init(const struct bench_cell *cell, struct bench_worker *w, unsigned int id);
 /* The project's one generator (src/rng.h): picks paths, names and ops. */
 static inline uint64_t bench_rand(uint64_t *s)
 {
 	return splitmix64_next(s);
 }
+
+/* sharing.c: --sharing, the shared writes per op (check build only) */
+#define BENCH_SHARING_OPS	1000	/* ops per thread per cell unless --ops */
+#define BENCH_SHARING_METHOD \
+	"check build access hook (<dcsim/atomic.h>); real threads taking turns, one op each, " \
+	"round robin; 64-byte lines; HTM off"
+bool bench_sharing_supported(void);
+/* Fill cfg->share for every workload, strategy and thread count; Return: 0, 1 failed. */
+int bench_sharing_run(struct bench_config *cfg);
 
 /* bounds.c */
 extern const struct bench_workload bench_bound_floor, bench_bound_cmpxchg, bench_bound_spin,
@@ -299,6 +334,8 @@ void bench_change_ci(const double *a, unsigned int na, const double *b, unsigned
 /* compare.c */
 int bench_compare(const char *a, const char *b, enum bench_format fmt, const char *plot,
 		  FILE *out);
+/* from.c: --from FILE.json, the reports of a saved run; Return: 0, 1 failed, 2 bad input */
+int bench_from(const char *path, enum bench_format fmt, const char *plot, FILE *out);
 int bench_find_row(const struct bench_config *cfg, const char *group,
 		   unsigned int nthreads, const char *subject);
 void bench_report(const struct bench_config *cfg, const struct bench_host *host, FILE *f);

@@ -24,8 +24,8 @@
 
 struct report {
 	const char *path;
-	struct json *doc;
-	const struct json *rows;
+	json_t *doc;
+	const json_t *rows;
 };
 
 static const char *const figures[] = { "ns_op", "vs_baseline", "x_floor", "x_spin" };
@@ -43,60 +43,23 @@ struct cmp_cell {
 	struct cmp_fig fig[NR_FIGURES];
 };
 
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	size_t cap = 1 << 16, len = 0, n;
-	char *buf;
-
-	if (!f)
-		return NULL;
-	buf = malloc(cap);
-	while (buf && (n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
-		len += n;
-		if (len + 1 == cap) {
-			char *t = realloc(buf, cap *= 2);
-
-			if (!t) {
-				free(buf);
-				buf = NULL;
-			}
-			buf = t;
-		}
-	}
-	if (buf)
-		buf[len] = 0;
-	fclose(f);
-	return buf;
-}
-
 static int load(struct report *r, const char *path)
 {
-	char err[128], *text;
-	const struct json *first;
+	const json_t *first;
 
 	r->path = path;
-	text = slurp(path);
-	if (!text) {
-		fprintf(stderr, PROG ": --compare: cannot read '%s': %s\n", path, strerror(errno));
+	r->doc = bench_json_load(path, "--compare");
+	if (!r->doc)
 		return 2;
-	}
-	r->doc = json_parse(text, err, sizeof(err));
-	free(text);
-	if (!r->doc) {
-		fprintf(stderr, PROG ": --compare: '%s' is not JSON: %s\n", path, err);
-		return 2;
-	}
-	r->rows = json_get(r->doc, "rows");
-	if (!json_str_of(json_get(r->doc, "tool")) ||
-	    strcmp(json_str_of(json_get(r->doc, "tool")), "dcsim-bench") ||
-	    !r->rows || r->rows->type != JSON_ARR) {
+	r->rows = json_object_get(r->doc, "rows");
+	if (!bj_get_str(r->doc, "tool") || strcmp(bj_get_str(r->doc, "tool"), "dcsim-bench") ||
+	    !json_is_array(r->rows)) {
 		fprintf(stderr, PROG ": --compare: '%s' is not a dcsim-bench JSON report "
 			"(--format json)\n", path);
 		return 2;
 	}
-	first = r->rows->n ? &r->rows->v[0] : NULL;
-	if (first && !json_get(first, "samples")) {
+	first = json_array_get(r->rows, 0);
+	if (first && !json_object_get(first, "samples")) {
 		fprintf(stderr, PROG ": --compare: '%s' has no per-rep samples (an older "
 			"dcsim-bench wrote it); rerun with this one\n", path);
 		return 2;
@@ -104,35 +67,33 @@ static int load(struct report *r, const char *path)
 	return 0;
 }
 
-static unsigned int samples_of(const struct json *row, const char *fig, double *v)
+static unsigned int samples_of(const json_t *row, const char *fig, double *v)
 {
-	const struct json *a = json_get(json_get(row, "samples"), fig);
+	const json_t *a = json_object_get(json_object_get(row, "samples"), fig);
 	unsigned int n = 0;
 
-	if (!a || a->type != JSON_ARR)
-		return 0;
-	for (unsigned int i = 0; i < a->n && n < BENCH_MAX_REPS; i++)
-		if (isfinite(json_num_of(&a->v[i])))
-			v[n++] = json_num_of(&a->v[i]);
+	for (size_t i = 0; i < json_array_size(a) && n < BENCH_MAX_REPS; i++)
+		if (isfinite(bj_num(json_array_get(a, i))))
+			v[n++] = bj_num(json_array_get(a, i));
 	return n;
 }
 
-static const struct json *find_row(const struct report *r, const char *group,
-				   unsigned int threads, const char *subject)
+static const json_t *find_row(const struct report *r, const char *group,
+			      unsigned int threads, const char *subject)
 {
-	for (unsigned int i = 0; i < r->rows->n; i++) {
-		const struct json *row = &r->rows->v[i];
-		const char *g = json_str_of(json_get(row, "group"));
-		const char *s = json_str_of(json_get(row, "subject"));
+	for (size_t i = 0; i < json_array_size(r->rows); i++) {
+		const json_t *row = json_array_get(r->rows, i);
+		const char *g = bj_get_str(row, "group");
+		const char *s = bj_get_str(row, "subject");
 
 		if (g && s && !strcmp(g, group) && !strcmp(s, subject) &&
-		    json_num_of(json_get(row, "threads")) == threads)
+		    bj_get_num(row, "threads") == threads)
 			return row;
 	}
 	return NULL;
 }
 
-static void compare_cell(const struct json *ra, const struct json *rb, uint64_t seed,
+static void compare_cell(const json_t *ra, const json_t *rb, uint64_t seed,
 			 struct cmp_cell *c)
 {
 	for (int k = 0; k < NR_FIGURES; k++) {
@@ -160,16 +121,14 @@ static void compare_cell(const struct json *ra, const struct json *rb, uint64_t 
 
 static const char *meta(const struct report *r, const char *obj, const char *key)
 {
-	const char *s = json_str_of(json_get(obj ? json_get(r->doc, obj) : r->doc, key));
+	const char *s = bj_get_str(obj ? json_object_get(r->doc, obj) : r->doc, key);
 
 	return s ? s : "?";
 }
 
 static bool meta_bool(const struct report *r, const char *obj, const char *key)
 {
-	const struct json *j = json_get(json_get(r->doc, obj), key);
-
-	return j && j->type == JSON_BOOL && j->b;
+	return json_is_true(json_object_get(json_object_get(r->doc, obj), key));
 }
 
 static void fmt_change(char *buf, size_t len, const struct cmp_fig *f)
@@ -320,64 +279,51 @@ static void print_csv(struct cmp_cell *c, unsigned int n, FILE *f)
 		}
 }
 
-static void jnum(FILE *f, double v)
+static json_t *jest(const struct bench_est *e)
 {
-	if (isfinite(v))
-		fprintf(f, "%.6g", v);
-	else
-		fputs("null", f);
+	return json_pack("{s:o, s:o, s:o}", "value", bj_real(e->med), "ci95_lo", bj_real(e->lo),
+			 "ci95_hi", bj_real(e->hi));
 }
 
-static void jest(FILE *f, const char *name, const struct bench_est *e)
+static json_t *side(const struct report *r)
 {
-	fprintf(f, "\"%s\": {\"value\": ", name);
-	jnum(f, e->med);
-	fputs(", \"ci95_lo\": ", f);
-	jnum(f, e->lo);
-	fputs(", \"ci95_hi\": ", f);
-	jnum(f, e->hi);
-	fputc('}', f);
+	return json_pack("{s:o, s:o, s:b}", "path", bj_str(r->path),
+			 "date", bj_str(meta(r, NULL, "date")),
+			 "htm_live", meta_bool(r, "host", "htm_live"));
 }
 
-static void print_json(const struct report *a, const struct report *b, struct cmp_cell *c,
-		       unsigned int n, FILE *f)
+static int print_json(const struct report *a, const struct report *b, struct cmp_cell *c,
+		      unsigned int n, FILE *f)
 {
+	json_t *doc = json_pack("{s:s, s:s, s:o, s:o}", "tool", "dcsim-bench", "mode", "compare",
+				"a", side(a), "b", side(b));
+	json_t *cells = json_array();
 	struct overlap_sum o;
+	int err;
 
-	fputs("{\n  \"tool\": \"dcsim-bench\", \"mode\": \"compare\",\n", f);
-	/* paths are the user's: no quote or backslash escaping beyond the basics */
-	fprintf(f, "  \"a\": {\"path\": \"%s\", \"date\": \"%s\", \"htm_live\": %s},\n", a->path,
-		meta(a, NULL, "date"), meta_bool(a, "host", "htm_live") ? "true" : "false");
-	fprintf(f, "  \"b\": {\"path\": \"%s\", \"date\": \"%s\", \"htm_live\": %s},\n", b->path,
-		meta(b, NULL, "date"), meta_bool(b, "host", "htm_live") ? "true" : "false");
-	fputs("  \"cells\": [\n", f);
 	for (unsigned int i = 0; i < n; i++) {
-		fprintf(f, "    {\"group\": \"%s\", \"threads\": %u, \"subject\": \"%s\"",
-			c[i].group, c[i].threads, c[i].subject);
+		json_t *cell = json_pack("{s:o, s:i, s:o}", "group", bj_str(c[i].group),
+					 "threads", (int)c[i].threads,
+					 "subject", bj_str(c[i].subject));
+
 		for (int k = 0; k < NR_FIGURES; k++) {
-			fprintf(f, ",\n     \"%s\": {", figures[k]);
-			jest(f, "a", &c[i].fig[k].a);
-			fputs(", ", f);
-			jest(f, "b", &c[i].fig[k].b);
-			fputs(", ", f);
-			jest(f, "change", &c[i].fig[k].change);
-			fprintf(f, ", \"verdict\": \"%s\", \"overlap\": %s}", c[i].fig[k].verdict,
-				c[i].fig[k].overlap < 0 ? "null" : c[i].fig[k].overlap ? "true" : "false");
+			const struct cmp_fig *g = &c[i].fig[k];
+
+			json_object_set_new(cell, figures[k], json_pack("{s:o, s:o, s:o, s:s, s:o}",
+				"a", jest(&g->a), "b", jest(&g->b), "change", jest(&g->change),
+				"verdict", g->verdict,
+				"overlap", g->overlap < 0 ? json_null() : json_boolean(g->overlap)));
 		}
-		fprintf(f, "}%s\n", i + 1 < n ? "," : "");
+		json_array_append_new(cells, cell);
 	}
 	overlap_summary(c, n, &o, NULL);
-	fprintf(f, "  ],\n  \"overlap\": {\"ratios\": %u, \"apart\": %u, \"expected_apart\": ",
-		o.both, o.apart);
-	jnum(f, o.expected);
-	fputs(", \"p_apart_or_more\": ", f);
-	jnum(f, o.p_tail);
-	fputs("}\n}\n", f);
-}
-
-static bool json_path_ok(const char *s)
-{
-	return !strpbrk(s, "\"\\\n");
+	json_object_set_new(doc, "cells", cells);
+	json_object_set_new(doc, "overlap", json_pack("{s:i, s:i, s:o, s:o}",
+		"ratios", (int)o.both, "apart", (int)o.apart,
+		"expected_apart", bj_real(o.expected), "p_apart_or_more", bj_real(o.p_tail)));
+	err = bench_json_dump(doc, f);
+	json_decref(doc);
+	return err ? 1 : 0;
 }
 
 int bench_compare(const char *pa, const char *pb, enum bench_format fmt, const char *plot,
@@ -388,26 +334,21 @@ int bench_compare(const char *pa, const char *pb, enum bench_format fmt, const c
 	unsigned int n = 0, only_a = 0, only_b = 0;
 	int err;
 
-	if (fmt == BENCH_FMT_JSON && (!json_path_ok(pa) || !json_path_ok(pb))) {
-		fprintf(stderr, PROG ": --compare: file names with quotes, backslashes or "
-			"newlines cannot go into the JSON output\n");
-		return 2;
-	}
 	err = load(&a, pa);
 	if (!err)
 		err = load(&b, pb);
 	if (err)
 		goto out;
-	cells = calloc(b.rows->n ? b.rows->n : 1, sizeof(*cells));
+	cells = calloc(json_array_size(b.rows) + 1, sizeof(*cells));
 	if (!cells) {
 		err = 1;
 		goto out;
 	}
-	for (unsigned int i = 0; i < b.rows->n; i++) {
-		const struct json *rb = &b.rows->v[i], *ra;
-		const char *g = json_str_of(json_get(rb, "group"));
-		const char *s = json_str_of(json_get(rb, "subject"));
-		double t = json_num_of(json_get(rb, "threads"));
+	for (unsigned int i = 0; i < json_array_size(b.rows); i++) {
+		const json_t *rb = json_array_get(b.rows, i), *ra;
+		const char *g = bj_get_str(rb, "group");
+		const char *s = bj_get_str(rb, "subject");
+		double t = bj_get_num(rb, "threads");
 
 		if (!g || !s || !(t >= 1)) {
 			fprintf(stderr, PROG ": --compare: '%s': row %u lacks group/threads/subject\n",
@@ -424,7 +365,7 @@ int bench_compare(const char *pa, const char *pb, enum bench_format fmt, const c
 		compare_cell(ra, rb, 0x5eed0000ull + i * 64, &cells[n]);
 		n++;
 	}
-	only_a = a.rows->n > n ? a.rows->n - n : 0;
+	only_a = json_array_size(a.rows) > n ? (unsigned int)json_array_size(a.rows) - n : 0;
 	if (!n) {
 		fprintf(stderr, PROG ": --compare: '%s' and '%s' have no cell in common\n", pa, pb);
 		err = 2;
@@ -435,7 +376,7 @@ int bench_compare(const char *pa, const char *pb, enum bench_format fmt, const c
 		print_csv(cells, n, out);
 		break;
 	case BENCH_FMT_JSON:
-		print_json(&a, &b, cells, n, out);
+		err = print_json(&a, &b, cells, n, out);
 		break;
 	default:
 		print_table(&a, &b, cells, n, only_a, only_b, out);
@@ -457,7 +398,7 @@ int bench_compare(const char *pa, const char *pb, enum bench_format fmt, const c
 	}
 out:
 	free(cells);
-	json_free(a.doc);
-	json_free(b.doc);
+	json_decref(a.doc);
+	json_decref(b.doc);
 	return err;
 }

@@ -63,6 +63,12 @@ static void usage(FILE *f)
 "      --max-reps N         adaptive: at most N reps (default %d)\n"
 "      --compare A.json B.json  per-cell changes B vs A with intervals (no run);\n"
 "                           with --plot, the ratios of both with their intervals\n"
+"      --from FILE.json     the reports of a saved JSON run (no run): -f table, csv\n"
+"                           or json, the targets, and --plot where gnuplot is\n"
+"      --sharing            count, instead of timing, the atomic RMWs and stores per\n"
+"                           op to cache lines that more than one thread writes (the\n"
+"                           check build only; workers take turns op by op; default\n"
+"                           -t 2,4 and --ops %d; HTM off)\n"
 "      --htm POLICY         auto, off or force (default $DCSIM_HTM, else auto)\n"
 "      --pin / --no-pin     pin worker i to the i-th CPU of --cpus (default: pin)\n"
 "      --cpus LIST          CPUs to pin to, in order (default: the allowed CPUs)\n"
@@ -73,6 +79,8 @@ static void usage(FILE *f)
 "      --leaves L           walk: private leaves per thread per bottom directory (default 8)\n"
 "      --cold               walk: directories that were never unused, so never on the LRU\n"
 "                           (default: warm, as on a built tree)\n"
+"      --ref-walk           walk, mixed: ref-walk (a reference on every component) instead\n"
+"                           of RCU-walk with its ref-walk fallback (the default)\n"
 "      --files N            final: private files per thread; churn: names per thread\n"
 "                           (default 64)\n"
 "      --shrink-batch N     churn: LRU entries scanned per prune (default 64)\n"
@@ -83,6 +91,8 @@ static void usage(FILE *f)
 "Output:\n"
 "  -f, --format FMT         table (default), csv or json, on stdout\n"
 "  -o, --output FILE        write the report to FILE instead of stdout\n"
+"      --save FILE.json     also write the JSON report to FILE, whatever -f says\n"
+"                           (for --from and --compare later)\n"
 "      --plot FILE.png      draw throughput vs threads and slow-path fractions (gnuplot)\n"
 "      --progress / --no-progress   progress line on stderr (default: if a terminal)\n"
 "  -l, --list               list workloads, strategies and bounds, then exit\n"
@@ -90,7 +100,7 @@ static void usage(FILE *f)
 "\n"
 "Every report names the CPU and whether HTM (TSX) was live.  Exit status:\n"
 "0 ok, 1 a measurement failed, 2 bad usage.\n", bench_strategy_list(),
-		BENCH_ADAPTIVE_MAX_REPS);
+		BENCH_ADAPTIVE_MAX_REPS, BENCH_SHARING_OPS);
 }
 
 /*
@@ -551,11 +561,32 @@ static int run_all(struct bench_config *cfg)
 	return failed ? 1 : 0;
 }
 
+/* --save FILE.json: the JSON report besides the one -f asked for.  Return: 0 or -1. */
+static int save_json(struct bench_config *cfg, const struct bench_host *host, const char *path)
+{
+	enum bench_format fmt = cfg->format;
+	FILE *f = fopen(path, "w");
+
+	if (!f) {
+		fprintf(stderr, PROG ": --save: cannot write '%s': %s\n", path, strerror(errno));
+		return -1;
+	}
+	cfg->format = BENCH_FMT_JSON;
+	bench_report(cfg, host, f);
+	cfg->format = fmt;
+	if (fclose(f)) {
+		fprintf(stderr, PROG ": --save: writing '%s' failed: %s\n", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 enum {
 	OPT_SEED = 256, OPT_HTM, OPT_PIN, OPT_NO_PIN, OPT_CPUS, OPT_DEPTH, OPT_FANOUT,
 	OPT_LEAVES, OPT_FILES, OPT_SHRINK_BATCH, OPT_SHRINK_US, OPT_UNLINK_PCT, OPT_MIX,
-	OPT_PLOT, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_COLD, OPT_CI_WIDTH, OPT_TIME_BUDGET,
-	OPT_MAX_REPS, OPT_WARMUP, OPT_COMPARE, OPT_LOAD,
+	OPT_PLOT, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_COLD, OPT_REF_WALK, OPT_CI_WIDTH,
+	OPT_TIME_BUDGET, OPT_MAX_REPS, OPT_WARMUP, OPT_COMPARE, OPT_LOAD, OPT_SHARING, OPT_FROM,
+	OPT_SAVE,
 };
 
 /* A number in (min, max] (a trailing % divides by 100 when @pct); Return: 0 or -1. */
@@ -597,6 +628,7 @@ int main(int argc, char **argv)
 		{ "fanout", required_argument, NULL, OPT_FANOUT },
 		{ "leaves", required_argument, NULL, OPT_LEAVES },
 		{ "cold", no_argument, NULL, OPT_COLD },
+		{ "ref-walk", no_argument, NULL, OPT_REF_WALK },
 		{ "files", required_argument, NULL, OPT_FILES },
 		{ "shrink-batch", required_argument, NULL, OPT_SHRINK_BATCH },
 		{ "shrink-us", required_argument, NULL, OPT_SHRINK_US },
@@ -613,6 +645,9 @@ int main(int argc, char **argv)
 		{ "warmup", required_argument, NULL, OPT_WARMUP },
 		{ "compare", required_argument, NULL, OPT_COMPARE },
 		{ "load", required_argument, NULL, OPT_LOAD },
+		{ "sharing", no_argument, NULL, OPT_SHARING },
+		{ "from", required_argument, NULL, OPT_FROM },
+		{ "save", required_argument, NULL, OPT_SAVE },
 		{ "list", no_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -620,6 +655,7 @@ int main(int argc, char **argv)
 	static struct bench_config cfg;
 	const char *workloads = NULL, *strategies = NULL, *baseline = "locked";
 	const char *htm_arg = NULL, *cpus_arg = NULL, *output = NULL, *compare = NULL;
+	const char *from = NULL, *save = NULL;
 	int progress_opt = -1;
 	bool list = false;
 	bool duration_set = false, budget_set = false, max_reps_set = false;
@@ -728,6 +764,9 @@ int main(int argc, char **argv)
 			if (opt_uint("leaves", optarg, 1, 4096, &cfg.shape.leaves))
 				return 2;
 			break;
+		case OPT_REF_WALK:
+			cfg.shape.ref_walk = true;
+			break;
 		case OPT_COLD:
 			cfg.shape.cold = true;
 			break;
@@ -794,6 +833,15 @@ int main(int argc, char **argv)
 		case OPT_COMPARE:
 			compare = optarg;
 			break;
+		case OPT_SHARING:
+			cfg.sharing = true;
+			break;
+		case OPT_FROM:
+			from = optarg;
+			break;
+		case OPT_SAVE:
+			save = optarg;
+			break;
 		case OPT_LOAD:
 			err = load_plugin(optarg);
 			if (err)
@@ -842,6 +890,29 @@ int main(int argc, char **argv)
 	}
 	if (optind < argc)
 		return bad("unexpected argument '%s'", argv[optind]);
+	if (from) {
+		/* --from FILE.json: no measurement, the saved run's reports */
+		if (cfg.sharing || save)
+			return bad("--from redraws a saved run: no --sharing or --save with it");
+		if (output) {
+			out = fopen(output, "w");
+			if (!out) {
+				fprintf(stderr, PROG ": cannot write '%s': %s\n", output,
+					strerror(errno));
+				return 2;
+			}
+		}
+		err = bench_from(from, cfg.format, cfg.plot, out);
+		if (out != stdout && fclose(out) && !err)
+			err = 1;
+		return err;
+	}
+	if (cfg.sharing && !bench_sharing_supported())
+		return bad("--sharing counts writes through the check build's access hook: "
+			   "build with meson setup build-check -Dcheck=true and run "
+			   "build-check/bench/dcsim-bench --sharing");
+	if (cfg.sharing && (cfg.ci_width > 0 || cfg.plot))
+		return bad("--sharing counts writes, it times nothing: no --ci-width or --plot");
 	if (!(cfg.ci_width > 0) && (budget_set || max_reps_set))
 		return bad("--time-budget and --max-reps belong to the adaptive mode: give "
 			   "--ci-width too");
@@ -862,7 +933,12 @@ int main(int argc, char **argv)
 	err = dcsim_htm_init();
 	if (err == -EINVAL && !htm_arg)
 		return bad("DCSIM_HTM in the environment must be auto, off or force");
-	if (htm_arg) {
+	if (cfg.sharing) {
+		/* the observer's own writes would abort every transaction */
+		if (htm_arg && strcmp(htm_arg, "off"))
+			return bad("--sharing cannot see inside a transaction: --htm off only");
+		dcsim_htm_set_policy(DCSIM_HTM_OFF);
+	} else if (htm_arg) {
 		enum dcsim_htm_policy pol;
 
 		if (dcsim_htm_policy_parse(htm_arg, &pol))
@@ -901,6 +977,12 @@ int main(int argc, char **argv)
 		for (int i = 0; i < n; i++)
 			cfg.cpus[i] = (int)tmp[i];
 		cfg.nr_cpus = (unsigned int)n;
+	}
+	if (!cfg.nr_threads && cfg.sharing) {
+		/* the workers take turns: any count runs on any host */
+		cfg.threads[0] = 2;
+		cfg.threads[1] = 4;
+		cfg.nr_threads = 2;
 	}
 	if (!cfg.nr_threads)
 		default_threads(&cfg, cfg.nr_cpus ? cfg.nr_cpus : ncpu);
@@ -950,7 +1032,7 @@ int main(int argc, char **argv)
 	for (unsigned int i = 0; i < cfg.nr_threads; i++)
 		if (cfg.threads[i] > maxthr)
 			maxthr = cfg.threads[i];
-	if (maxthr > ncpu)
+	if (maxthr > ncpu && !cfg.sharing)
 		fprintf(stderr, PROG ": note: %u threads on %u CPUs: oversubscribed, "
 			"lock holders get preempted\n", maxthr, ncpu);
 
@@ -966,6 +1048,22 @@ int main(int argc, char **argv)
 
 	/* The workloads misuse nothing; a warning would be a model bug worth seeing. */
 	dcsim_warn_reset();
+	if (cfg.sharing) {
+		bench_hostmon_start(&mon);
+		failed = bench_sharing_run(&cfg);
+		host_info(&host, &mon);
+		bench_report(&cfg, &host, out);
+		if (save && save_json(&cfg, &host, save))
+			failed = 1;
+		if (dcsim_warn_count())
+			fprintf(stderr, PROG ": the model raised %lu warning(s) during the run\n",
+				dcsim_warn_count());
+		if (out != stdout && fclose(out)) {
+			fprintf(stderr, PROG ": writing '%s' failed: %s\n", output, strerror(errno));
+			failed = 1;
+		}
+		return failed;
+	}
 	if (build_rows(&cfg)) {
 		fputs(PROG ": out of memory\n", stderr);
 		return 1;
@@ -992,6 +1090,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, PROG ": warning: the host was busy during the run (%s); "
 			"the intervals say how much that cost\n", host.busy_why);
 	bench_report(&cfg, &host, out);
+	if (save && save_json(&cfg, &host, save))
+		failed = 1;
 	if (dcsim_warn_count())
 		fprintf(stderr, PROG ": the model raised %lu warning(s) during the run\n",
 			dcsim_warn_count());

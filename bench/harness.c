@@ -24,6 +24,7 @@
 
 #define _GNU_SOURCE
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -177,6 +178,17 @@ static void worker_warm(struct bench_cell *cell, struct bench_worker *w)
 	}
 }
 
+void bench_worker_init(const struct bench_cell *cell, struct bench_worker *w, unsigned int id)
+{
+	memset(w, 0, sizeof(*w));
+	w->id = id;
+	w->nthreads = cell->nthreads;
+	/* distinct nonzero streams per thread, reproducible from --seed */
+	w->rng = (cell->cfg->seed + 1) * 0x9e3779b97f4a7c15ull + id * 0xbf58476d1ce4e5b9ull;
+	if (!w->rng)
+		w->rng = 1;
+}
+
 static void *worker_main(void *arg)
 {
 	unsigned int id = (unsigned int)(uintptr_t)arg;
@@ -199,13 +211,7 @@ static void *worker_main(void *arg)
 		if (id >= cell->nthreads)
 			continue;
 
-		memset(&w, 0, sizeof(w));
-		w.id = id;
-		w.nthreads = cell->nthreads;
-		/* distinct nonzero streams per thread, reproducible from --seed */
-		w.rng = (cell->cfg->seed + 1) * 0x9e3779b97f4a7c15ull + id * 0xbf58476d1ce4e5b9ull;
-		if (!w.rng)
-			w.rng = 1;
+		bench_worker_init(cell, &w, id);
 		if (cell->wl->thread_init)
 			cell->wl->thread_init(cell, &w);
 		count_in(&pool.ready);
@@ -383,6 +389,9 @@ int bench_run_cell(struct bench_config *cfg, const struct bench_workload *wl,
 			last = r->end_ns;
 	}
 	out->wall_ns = (double)(last - first);
+	out->ops_s = out->wall_ns > 0 ? out->ops * 1e9 / out->wall_ns : NAN;
+	/* CPU time, not wall: see cpu_ns() */
+	out->ns_op = out->ops ? out->thr_cpu_ns / out->ops : NAN;
 	out->done = true;
 
 	if (wl->teardown)

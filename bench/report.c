@@ -20,6 +20,7 @@
 #include <dcsim/htm.h>
 
 #include "bench.h"
+#include "json.h"
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -37,15 +38,15 @@ static double median(double *v, unsigned int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* Both figures are derived once, when the cell ends (or read back by --from). */
 double bench_sample_ops_s(const struct bench_sample *s)
 {
-	return s->wall_ns > 0 ? s->ops * 1e9 / s->wall_ns : NAN;
+	return s->ops_s;
 }
 
 double bench_sample_ns_op(const struct bench_sample *s)
 {
-	/* CPU time, not wall: see harness.c:cpu_ns() */
-	return s->ops ? s->thr_cpu_ns / s->ops : NAN;
+	return s->ns_op;
 }
 
 int bench_find_row(const struct bench_config *cfg, const char *group,
@@ -227,6 +228,14 @@ static const struct {
 	{ DCSIM_CS_HTM_ABORT_NOTREF, "notref" },
 };
 
+/* ---- --sharing ---- */
+
+/* @n writes over the cell's ops; NAN for a cell not measured. */
+static double share_per_op(const struct bench_share *r, uint64_t n)
+{
+	return r->done && r->ops ? (double)n / (double)r->ops : NAN;
+}
+
 /* ---- targets ---- */
 
 struct target {
@@ -242,7 +251,7 @@ struct target {
 	char buf[128];		/* a computed note */
 };
 
-#define MAX_TARGETS 64
+#define MAX_TARGETS 256	/* --sharing alone adds one per workload, strategy and thread count */
 
 static bool is_lockref_based(const struct bench_subject *s)
 {
@@ -255,6 +264,14 @@ static bool is_htm_strategy(const struct bench_subject *s)
 	const struct dcsim_dput_strategy *st = s->strategy;
 
 	return s->kind == BENCH_STRATEGY && st && (st->flags & DCSIM_STRATEGY_USES_HTM);
+}
+
+/* "rcu" or "ref" for the groups whose ops walk paths (walk, mixed); "" otherwise. */
+static const char *walk_mode(const struct bench_config *cfg, const char *group)
+{
+	if (strcmp(group, "walk") && strcmp(group, "mixed"))
+		return "";
+	return cfg->shape.ref_walk ? "ref" : "rcu";
 }
 
 static unsigned int eval_targets(const struct bench_config *cfg, const struct bench_host *host,
@@ -372,6 +389,79 @@ static unsigned int eval_targets(const struct bench_config *cfg, const struct be
 		}
 	}
 
+	/*
+	 * 5 (issue 19): shared writes per op (--sharing), an exact count: 0
+	 * for walk and final, whose ops touch only private lines in a model
+	 * that scales like the kernel, and 2 for hot, whose get and put are
+	 * one RMW each on the one dentry's lockref line.  Every strategy but
+	 * locked (which takes d_lock around its updates: 4 writes on that
+	 * line) at every thread count measured.
+	 */
+	for (unsigned int i = 0; i < cfg->nr_share && n < MAX_TARGETS; i++) {
+		const struct bench_share *sr = &cfg->share[i];
+		double v = share_per_op(sr, sr->rmw + sr->stores);
+		bool hot = !strcmp(sr->group, "hot");
+
+		if ((!hot && strcmp(sr->group, "walk") && strcmp(sr->group, "final")) ||
+		    !strcmp(sr->subject, "locked") || !sr->done)
+			continue;
+		t[n] = (struct target){
+			.id = "shared-writes",
+			.what = "RMWs + stores per op to lines more than one thread writes",
+			.group = sr->group, .subject = sr->subject, .threads = sr->threads,
+			.value = v, .limit = hot ? 2 : 0, .op = "==",
+			.est = { v, NAN, NAN, 1 },
+		};
+		snprintf(t[n].buf, sizeof(t[n].buf), "%.3g RMW + %.3g stores per op on %llu line(s)",
+			 share_per_op(sr, sr->rmw), share_per_op(sr, sr->stores),
+			 (unsigned long long)sr->lines);
+		t[n].note = t[n].buf;
+		n++;
+	}
+
+	/*
+	 * 6: walk scales (issue 19): RCU-walk writes no shared line but the
+	 * private leaf's, so 2 threads on 2 cores do nearly twice 1 thread's
+	 * work.  Per rep, the 2-thread cell over the 1-thread cell.
+	 */
+	for (unsigned int s = 0; s < cfg->nr_subjects && n < MAX_TARGETS; s++) {
+		const struct bench_subject *subj = &cfg->subjects[s];
+		double v[BENCH_MAX_REPS];
+		struct bench_est e;
+		struct target *tg;
+		int one;
+
+		if (subj->kind != BENCH_STRATEGY)
+			continue;
+		r = bench_find_row(cfg, "walk", 2, subj->name);
+		one = bench_find_row(cfg, "walk", 1, subj->name);
+		if (r < 0 || one < 0)
+			continue;
+		bench_median_ci(v, bench_ratio_samples(cfg, &cfg->rows[r], one, false, v), &e);
+		tg = &t[n++];
+		*tg = (struct target){
+			.id = "walk-2t-scaling",
+			.what = "walk 2 threads: throughput over its 1-thread throughput",
+			.group = "walk", .subject = subj->name, .threads = 2,
+			.value = e.med, .limit = 1.8, .op = ">=", .est = e,
+		};
+		if (cfg->shape.ref_walk || host->online_cpus < 2 || host->busy) {
+			size_t off = 0;
+
+			tg->buf[0] = '\0';
+			if (cfg->shape.ref_walk)
+				off += snprintf(tg->buf + off, sizeof(tg->buf) - off,
+						"--ref-walk ran; the target is RCU-walk's");
+			if (host->online_cpus < 2 && off < sizeof(tg->buf))
+				off += snprintf(tg->buf + off, sizeof(tg->buf) - off, "%sfewer than 2 CPUs",
+						off ? "; " : "");
+			if (host->busy && off < sizeof(tg->buf))
+				snprintf(tg->buf + off, sizeof(tg->buf) - off,
+					 "%shost busy: other load shares the CPUs", off ? "; " : "");
+			tg->note = tg->buf;
+		}
+	}
+
 	for (unsigned int i = 0; i < n; i++) {
 		t[i].verdict = bench_verdict(&t[i].est, t[i].op, t[i].limit);
 		t[i].pass = !strcmp(t[i].verdict, "ok");
@@ -419,18 +509,9 @@ static void fmt_pm(char *buf, size_t len, const struct bench_est *e)
 		snprintf(buf, len, "%.1f%%", 100 * w);
 }
 
-static void print_host(const struct bench_config *cfg, const struct bench_host *host, FILE *f)
+/* The "run:" lines of a timed run: reps, cells, threads, pinning, adaptive end. */
+static void print_run(const struct bench_config *cfg, FILE *f)
 {
-	fprintf(f, "dcsim-bench %s  %s\n", host->version, host->when);
-	fprintf(f, "cpu:      %s, %u CPUs online; kernel %s\n", host->cpu, host->online_cpus,
-		host->kernel);
-	fprintf(f, "htm:      backend %s, policy %s: %s\n", host->htm_backend, host->htm_policy,
-		host->htm_live ? "TSX/HTM LIVE, transactions execute" :
-		host->htm_cpu ? "HTM present but NOT used (policy)" :
-		host->htm_none ? "NOT live (built without an HTM backend): HTM strategies run "
-				 "their fallbacks" :
-		host->rtm_always_abort ? "NOT live (RTM_ALWAYS_ABORT): HTM strategies run their fallbacks" :
-		"NOT live (no HTM on this CPU): HTM strategies run their fallbacks");
 	fprintf(f, "run:      %u rep(s) x ", cfg->reps);
 	if (cfg->ops)
 		fprintf(f, "%llu ops/thread", (unsigned long long)cfg->ops);
@@ -452,6 +533,28 @@ static void print_host(const struct bench_config *cfg, const struct bench_host *
 			"budget %.0f s: %s after %u rep(s), %.0f s; %u of %u ratios still wider\n",
 			100 * cfg->ci_width, cfg->time_budget_s, cfg->adaptive_end, cfg->reps,
 			cfg->run_s, cfg->adaptive_wide, cfg->adaptive_ratios);
+}
+
+static void print_host(const struct bench_config *cfg, const struct bench_host *host, FILE *f)
+{
+	fprintf(f, "dcsim-bench %s  %s\n", host->version, host->when);
+	fprintf(f, "cpu:      %s, %u CPUs online; kernel %s\n", host->cpu, host->online_cpus,
+		host->kernel);
+	fprintf(f, "htm:      backend %s, policy %s: %s\n", host->htm_backend, host->htm_policy,
+		host->htm_live ? "TSX/HTM LIVE, transactions execute" :
+		host->htm_cpu ? "HTM present but NOT used (policy)" :
+		host->htm_none ? "NOT live (built without an HTM backend): HTM strategies run "
+				 "their fallbacks" :
+		host->rtm_always_abort ? "NOT live (RTM_ALWAYS_ABORT): HTM strategies run their fallbacks" :
+		"NOT live (no HTM on this CPU): HTM strategies run their fallbacks");
+	if (cfg->sharing) {
+		fprintf(f, "run:      --sharing (writes counted, nothing timed), threads");
+		for (unsigned int i = 0; i < cfg->nr_threads; i++)
+			fprintf(f, "%c%u", i ? ',' : ' ', cfg->threads[i]);
+		fprintf(f, ", seed %llu\n", (unsigned long long)cfg->seed);
+	} else {
+		print_run(cfg, f);
+	}
 	if (host->load_before >= 0)
 		fprintf(f, "load:     %.2f before, %.2f after (1-min average on %u CPUs)\n",
 			host->load_before, host->load_after, host->online_cpus);
@@ -467,11 +570,19 @@ static void print_host(const struct bench_config *cfg, const struct bench_host *
 		fprintf(f, "governor %s, boost %s\n", host->governor[0] ? host->governor : "n/a",
 			host->boost < 0 ? "n/a" : host->boost ? "on" : "off");
 	}
-	if (host->busy)
+	if (host->busy && !cfg->sharing)
 		fprintf(f, "WARNING:  the host was busy (%s): expect wide intervals; "
 			"rerun on a quiet machine for figures to quote\n", host->busy_why);
 	if (host->dentry_size)
 		fprintf(f, "model:    sizeof(struct dcsim_dentry) = %zu bytes\n", host->dentry_size);
+	for (unsigned int g = 0; g < cfg->nr_groups; g++) {
+		if (*walk_mode(cfg, cfg->groups[g].name)) {
+			fprintf(f, "walk:     %s\n", cfg->shape.ref_walk ?
+				"ref-walk (--ref-walk): a reference on every component" :
+				"RCU-walk, ref-walk when it gives up (counters walk_rcu, walk_unlazy)");
+			break;
+		}
+	}
 	fprintf(f, "command:  %s\n", cfg->cmdline);
 }
 
@@ -515,13 +626,51 @@ static void abort_summary(char *buf, size_t len, const struct bench_agg *a)
 		snprintf(buf, len, "none");
 }
 
+/* The --sharing section of the table: one block per workload. */
+static void print_sharing(const struct bench_config *cfg, FILE *f)
+{
+	const char *last = NULL;
+
+	if (!cfg->sharing)
+		return;
+	fprintf(f, "\n== sharing: writes per op to cache lines that more than one thread writes ==\n"
+		"%s;\n%llu ops per thread per cell after %llu discarded\n",
+		BENCH_SHARING_METHOD, (unsigned long long)cfg->share_ops,
+		(unsigned long long)cfg->share_warm);
+	for (unsigned int i = 0; i < cfg->nr_share; i++) {
+		const struct bench_share *r = &cfg->share[i];
+		char sw[16], rmw[16], st[16], hp[16], all[16];
+
+		if (!last || strcmp(last, r->group)) {
+			fprintf(f, "\n-- %s --\n%3s %-12s %9s %8s %8s %8s %7s %9s\n", r->group, "thr",
+				"strategy", "shared/op", "RMW/op", "store/op", "helpers", "lines",
+				"writes/op");
+			last = r->group;
+		}
+		fmt_num(sw, sizeof(sw), share_per_op(r, r->rmw + r->stores), "%.3f");
+		fmt_num(rmw, sizeof(rmw), share_per_op(r, r->rmw), "%.3f");
+		fmt_num(st, sizeof(st), share_per_op(r, r->stores), "%.3f");
+		fmt_num(hp, sizeof(hp), share_per_op(r, r->helper), "%.3f");
+		fmt_num(all, sizeof(all), share_per_op(r, r->writes), "%.3f");
+		fprintf(f, "%3u %-12s %9s %8s %8s %8s %7llu %9s%s\n", r->threads, r->subject, sw, rmw,
+			st, hp, (unsigned long long)r->lines, all,
+			r->lost_threads ? "  (threads beyond the recorder table not counted)" : "");
+	}
+	fputs("\ncolumns: shared/op = RMW/op + store/op, writes by any thread to lines written by "
+	      "more than one thread,\n"
+	      "         per worker op; helpers = the part of those by threads no worker (shrinker, "
+	      "call_rcu);\n"
+	      "         lines = such lines; writes/op = every recorded write, shared line or not\n",
+	      f);
+}
+
 static void print_table(const struct bench_config *cfg, const struct bench_host *host, FILE *f)
 {
 	struct target t[MAX_TARGETS];
 	unsigned int nt;
 
 	print_host(cfg, host, f);
-	for (unsigned int g = 0; g < cfg->nr_groups; g++) {
+	for (unsigned int g = 0; g < cfg->nr_groups && cfg->nr_rows; g++) {
 		const struct bench_group *grp = &cfg->groups[g];
 		bool bounds = !grp->wl;
 
@@ -574,7 +723,8 @@ static void print_table(const struct bench_config *cfg, const struct bench_host 
 					ok, ab);
 		}
 	}
-	fprintf(f, "\ncolumns: Mops/s median total (spread = (max-min)/median over reps); "
+	if (cfg->nr_rows)
+		fprintf(f, "\ncolumns: Mops/s median total (spread = (max-min)/median over reps); "
 		"ns/op = CPU time per op per thread;\n"
 		"         x = throughput over %s; xfloor/xspin = ns/op over the floor/spin bound "
 		"(per-rep ratios, median);\n"
@@ -584,14 +734,17 @@ static void print_table(const struct bench_config *cfg, const struct bench_host 
 		"         htm ok%% = committed transactions of those attempted\n",
 		cfg->subjects[cfg->baseline].name);
 
+	print_sharing(cfg, f);
 	nt = eval_targets(cfg, host, t);
 	if (!nt)
 		return;
 	fprintf(f, "\n== targets ==\n");
 	for (unsigned int i = 0; i < nt; i++) {
+		bool pct = !strcmp(t[i].id, "final-avoids-dlock") ||
+			   !strcmp(t[i].id, "locked-always-dlock");
 		char v[64];
 
-		if (!strcmp(t[i].id, "final-avoids-dlock") || !strcmp(t[i].id, "locked-always-dlock"))
+		if (pct)
 			fmt_num(v, sizeof(v), 100.0 * t[i].value, "%.3f%%");
 		else
 			fmt_num(v, sizeof(v), t[i].value, "%.3f");
@@ -600,9 +753,7 @@ static void print_table(const struct bench_config *cfg, const struct bench_host 
 				 t[i].est.hi);
 		fprintf(f, "%-12s %-20s %-6s t=%u %-9s %22s %s %g%s  (%s)%s%s\n",
 			t[i].verdict, t[i].id, t[i].group, t[i].threads, t[i].subject, v,
-			t[i].op,
-			strcmp(t[i].op, "==") && strcmp(t[i].op, "<") ? t[i].limit : 100 * t[i].limit,
-			strcmp(t[i].op, "==") && strcmp(t[i].op, "<") ? "" : "%",
+			t[i].op, pct ? 100 * t[i].limit : t[i].limit, pct ? "%" : "",
 			t[i].what, t[i].note ? "; " : "", t[i].note ? t[i].note : "");
 	}
 	fputs("(inconclusive: the 95% interval [lo,hi] has points on both sides of the limit; "
@@ -630,8 +781,35 @@ static void csv_num(FILE *f, double v)
 		fputs(",", f);
 }
 
+/* --sharing: a block of its own (after the timed rows and a blank line, if any). */
+static void print_sharing_csv(const struct bench_config *cfg, FILE *f)
+{
+	fputs("group,threads,subject,ops,shared_writes_per_op,rmw_per_op,stores_per_op,"
+	      "helper_per_op,shared_lines,writes_per_op,rmw,stores,helper\n", f);
+	for (unsigned int i = 0; i < cfg->nr_share; i++) {
+		const struct bench_share *r = &cfg->share[i];
+
+		fprintf(f, "%s,%u,%s,%llu", r->group, r->threads, r->subject,
+			(unsigned long long)r->ops);
+		csv_num(f, share_per_op(r, r->rmw + r->stores));
+		csv_num(f, share_per_op(r, r->rmw));
+		csv_num(f, share_per_op(r, r->stores));
+		csv_num(f, share_per_op(r, r->helper));
+		fprintf(f, ",%llu", (unsigned long long)r->lines);
+		csv_num(f, share_per_op(r, r->writes));
+		fprintf(f, ",%llu,%llu,%llu\n", (unsigned long long)r->rmw,
+			(unsigned long long)r->stores, (unsigned long long)r->helper);
+	}
+}
+
 static void print_csv(const struct bench_config *cfg, const struct bench_host *host, FILE *f)
 {
+	if (cfg->sharing) {
+		print_sharing_csv(cfg, f);
+		if (!cfg->nr_rows)
+			return;
+		fputc('\n', f);
+	}
 	fputs("cpu,htm_live,htm_policy,group,threads,subject,kind,reps,"
 	      "ops_s_min,ops_s_median,ops_s_max,ops_s_ci95_lo,ops_s_ci95_hi,ops_s_per_thread,"
 	      "ns_op_min,ns_op_median,ns_op_max,ns_op_ci95_lo,ns_op_ci95_hi,baseline,"
@@ -648,6 +826,7 @@ static void print_csv(const struct bench_config *cfg, const struct bench_host *h
 	}
 	for (unsigned int i = 0; i < DCSIM_ARRAY_SIZE(model_reasons); i++)
 		fprintf(f, ",model_abort_%s", model_reasons[i].name);
+	fputs(",walk_mode", f);
 	fputc('\n', f);
 
 	for (unsigned int i = 0; i < cfg->nr_rows; i++) {
@@ -703,328 +882,311 @@ static void print_csv(const struct bench_config *cfg, const struct bench_host *h
 			fprintf(f, ",%llu", (unsigned long long)aborts_by(&a, c));
 		for (unsigned int k = 0; k < DCSIM_ARRAY_SIZE(model_reasons); k++)
 			fprintf(f, ",%lld", (long long)a.c.v[model_reasons[k].stat]);
+		fprintf(f, ",%s", walk_mode(cfg, cfg->groups[row->group].name));
 		fputc('\n', f);
 	}
 }
 
 /* ---- JSON ---- */
 
-static void json_str(FILE *f, const char *s)
+/* {"value": .., "ci95_lo": .., "ci95_hi": .., "n": ..} */
+static json_t *json_est(const struct bench_est *e)
 {
-	fputc('"', f);
-	for (; s && *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
-	}
-	fputc('"', f);
+	return json_pack("{s:o, s:o, s:o, s:i}", "value", bj_real(e->med), "ci95_lo", bj_real(e->lo),
+			 "ci95_hi", bj_real(e->hi), "n", (int)e->n);
 }
 
-static void json_num(FILE *f, double v)
+/* {"min": .., "median": .., "max": .., "ci95_lo": .., "ci95_hi": ..} */
+static json_t *json_spread(double min, double med, double max, const struct bench_est *e)
 {
-	if (isfinite(v))
-		fprintf(f, "%.6g", v);
+	return json_pack("{s:o, s:o, s:o, s:o, s:o}", "min", bj_real(min), "median", bj_real(med),
+			 "max", bj_real(max), "ci95_lo", bj_real(e->lo), "ci95_hi", bj_real(e->hi));
+}
+
+static json_t *json_reals(const double *v, unsigned int n)
+{
+	json_t *a = json_array();
+
+	for (unsigned int i = 0; i < n; i++)
+		json_array_append_new(a, bj_real(v[i]));
+	return a;
+}
+
+static json_t *json_strs(const char *const *v, unsigned int n, size_t stride)
+{
+	json_t *a = json_array();
+
+	for (unsigned int i = 0; i < n; i++)
+		json_array_append_new(a, bj_str(*(const char *const *)((const char *)v + i * stride)));
+	return a;
+}
+
+static json_t *json_host(const struct bench_host *host)
+{
+	json_t *h = json_object();
+
+	json_object_set_new(h, "cpu", bj_str(host->cpu));
+	json_object_set_new(h, "online_cpus", bj_uint(host->online_cpus));
+	json_object_set_new(h, "kernel", bj_str(host->kernel));
+	json_object_set_new(h, "htm_backend", bj_str(host->htm_backend));
+	json_object_set_new(h, "htm_policy", bj_str(host->htm_policy));
+	json_object_set_new(h, "htm_cpu", json_boolean(host->htm_cpu));
+	json_object_set_new(h, "htm_live", json_boolean(host->htm_live));
+	json_object_set_new(h, "rtm_always_abort", json_boolean(host->rtm_always_abort));
+	json_object_set_new(h, "dentry_size", bj_uint(host->dentry_size));
+	json_object_set_new(h, "load_before",
+			    bj_real(host->load_before >= 0 ? host->load_before : NAN));
+	json_object_set_new(h, "load_after", bj_real(host->load_after >= 0 ? host->load_after : NAN));
+	json_object_set_new(h, "steal_frac", bj_real(host->steal_frac));
+	json_object_set_new(h, "others_frac", bj_real(host->others_frac));
+	json_object_set_new(h, "self_cpus", bj_real(host->self_cpus));
+	json_object_set_new(h, "cpu_mhz", json_pack("{s:o, s:o, s:o, s:o}",
+		"min_before", bj_real(host->mhz_min_before), "max_before", bj_real(host->mhz_max_before),
+		"min_after", bj_real(host->mhz_min_after), "max_after", bj_real(host->mhz_max_after)));
+	json_object_set_new(h, "governor", host->governor[0] ? bj_str(host->governor) : json_null());
+	json_object_set_new(h, "boost", host->boost < 0 ? json_null() : json_boolean(host->boost));
+	json_object_set_new(h, "busy", json_boolean(host->busy));
+	json_object_set_new(h, "busy_why", bj_str(host->busy_why));
+	return h;
+}
+
+static json_t *json_config(const struct bench_config *cfg)
+{
+	json_t *c = json_object(), *a;
+
+	json_object_set_new(c, "reps", bj_uint(cfg->reps));
+	json_object_set_new(c, "warmup", bj_real(cfg->warmup));
+	if (cfg->ci_width > 0)
+		json_object_set_new(c, "adaptive", json_pack("{s:o, s:o, s:i, s:s, s:i, s:i, s:o}",
+			"ci_width", bj_real(cfg->ci_width), "time_budget_s", bj_real(cfg->time_budget_s),
+			"max_reps", (int)cfg->max_reps, "end", cfg->adaptive_end ? cfg->adaptive_end : "",
+			"ratios", (int)cfg->adaptive_ratios, "still_wide", (int)cfg->adaptive_wide,
+			"run_s", bj_real(cfg->run_s)));
 	else
-		fputs("null", f);
+		json_object_set_new(c, "adaptive", json_null());
+	json_object_set_new(c, "duration_s", bj_real(cfg->ops ? NAN : cfg->duration_s));
+	json_object_set_new(c, "ops_per_thread", bj_uint(cfg->ops));
+	json_object_set_new(c, "seed", bj_uint(cfg->seed));
+	json_object_set_new(c, "pin", json_boolean(cfg->pin));
+	a = json_array();
+	for (unsigned int i = 0; i < cfg->nr_cpus; i++)
+		json_array_append_new(a, json_integer(cfg->cpus[i]));
+	json_object_set_new(c, "cpus", a);
+	a = json_array();
+	for (unsigned int i = 0; i < cfg->nr_threads; i++)
+		json_array_append_new(a, bj_uint(cfg->threads[i]));
+	json_object_set_new(c, "threads", a);
+	json_object_set_new(c, "groups", json_strs(&cfg->groups[0].name, cfg->nr_groups,
+						   sizeof(cfg->groups[0])));
+	json_object_set_new(c, "subjects", json_strs(&cfg->subjects[0].name, cfg->nr_subjects,
+						     sizeof(cfg->subjects[0])));
+	json_object_set_new(c, "baseline", bj_str(cfg->subjects[cfg->baseline].name));
+	json_object_set_new(c, "shape", json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:b, s:s}",
+		"depth", (int)cfg->shape.depth, "fanout", (int)cfg->shape.fanout,
+		"leaves", (int)cfg->shape.leaves, "files", (int)cfg->shape.files,
+		"shrink_batch", (int)cfg->shape.shrink_batch, "shrink_us", (int)cfg->shape.shrink_us,
+		"unlink_pct", (int)cfg->shape.unlink_pct, "cold", cfg->shape.cold,
+		"walk_mode", cfg->shape.ref_walk ? "ref" : "rcu"));
+	a = json_object();
+	for (unsigned int i = 0; i < bench_nr_workloads && i < DCSIM_ARRAY_SIZE(cfg->shape.mix); i++)
+		if (strcmp(bench_workloads[i]->name, "mixed"))
+			json_object_set_new(a, bench_workloads[i]->name, bj_uint(cfg->shape.mix[i]));
+	json_object_set_new(c, "mix", a);
+	return c;
 }
 
-/* The values of a {"min": .., "median": .., "max": ..} object, after its first key. */
-static void json_spread(FILE *f, double min, double med, double max)
+/* The samples of @row, per rep: what --compare resamples and --from reads back. */
+static json_t *json_row_samples(const struct bench_config *cfg, const struct bench_row *row)
 {
-	json_num(f, min);
-	fputs(", \"median\": ", f);
-	json_num(f, med);
-	fputs(", \"max\": ", f);
-	json_num(f, max);
-}
+	const struct bench_subject *subj = &cfg->subjects[row->subject];
+	const char *g = cfg->groups[row->group].name;
+	unsigned int nthr = cfg->threads[row->tidx];
+	double v[BENCH_MAX_REPS], w[BENCH_MAX_REPS];
+	json_t *sm = json_object(), *reps = json_array();
+	unsigned int k = 0;
 
-/* ", "ci95_lo": .., "ci95_hi": .." of an estimate */
-static void json_ci(FILE *f, const struct bench_est *e)
-{
-	fputs(", \"ci95_lo\": ", f);
-	json_num(f, e->lo);
-	fputs(", \"ci95_hi\": ", f);
-	json_num(f, e->hi);
-}
-
-/* "name": {"value": .., "ci95_lo": .., "ci95_hi": .., "n": ..} */
-static void json_est(FILE *f, const char *name, const struct bench_est *e, bool comma)
-{
-	fprintf(f, "%s\"%s\": {\"value\": ", comma ? ", " : "", name);
-	json_num(f, e->med);
-	json_ci(f, e);
-	fprintf(f, ", \"n\": %u}", e->n);
-}
-
-static void json_samples(FILE *f, const char *name, const double *v, unsigned int n)
-{
-	fprintf(f, ", \"%s\": [", name);
-	for (unsigned int i = 0; i < n; i++) {
-		fputs(i ? ", " : "", f);
-		json_num(f, v[i]);
+	for (unsigned int r = 0; r < cfg->reps; r++) {
+		if (!row->samples[r].done)
+			continue;
+		json_array_append_new(reps, bj_uint(r));
+		v[k] = bench_sample_ops_s(&row->samples[r]);
+		w[k++] = bench_sample_ns_op(&row->samples[r]);
 	}
-	fputc(']', f);
+	json_object_set_new(sm, "reps", reps);
+	json_object_set_new(sm, "ops_s", json_reals(v, k));
+	json_object_set_new(sm, "ns_op", json_reals(w, k));
+	k = subj->kind == BENCH_STRATEGY ?
+	    bench_ratio_samples(cfg, row, bench_find_row(cfg, g, nthr,
+				cfg->subjects[cfg->baseline].name), false, v) : 0;
+	json_object_set_new(sm, "vs_baseline", json_reals(v, k));
+	k = bench_ratio_samples(cfg, row, bench_find_row(cfg, "bounds", nthr, "floor"), true, v);
+	json_object_set_new(sm, "x_floor", json_reals(v, k));
+	k = bench_ratio_samples(cfg, row, bench_find_row(cfg, "bounds", nthr, "spin"), true, v);
+	json_object_set_new(sm, "x_spin", json_reals(v, k));
+	if (row->group) {
+		/* the bounds measured in this row's block, per rep */
+		for (unsigned int b = 0; b < BENCH_NR_NEAR; b++) {
+			k = 0;
+			for (unsigned int r = 0; r < cfg->reps; r++) {
+				const struct bench_sample *nb =
+					bench_near_bound(cfg, row->group, row->tidx, b, r);
+
+				if (row->samples[r].done)
+					v[k++] = nb->done ? bench_sample_ns_op(nb) : NAN;
+			}
+			json_object_set_new(sm, b == BENCH_NEAR_FLOOR ? "floor_ns_op" : "spin_ns_op",
+					    json_reals(v, k));
+		}
+	}
+	return sm;
+}
+
+static json_t *json_row(const struct bench_config *cfg, const struct bench_row *row)
+{
+	const struct bench_subject *subj = &cfg->subjects[row->subject];
+	json_t *j = json_object(), *o;
+	struct bench_agg a;
+	double v[BENCH_MAX_REPS];
+	unsigned int k = 0;
+
+	bench_aggregate(cfg, row, &a);
+	json_object_set_new(j, "group", bj_str(cfg->groups[row->group].name));
+	json_object_set_new(j, "threads", bj_uint(cfg->threads[row->tidx]));
+	json_object_set_new(j, "subject", bj_str(subj->name));
+	json_object_set_new(j, "kind", json_string(subj->kind == BENCH_BOUND ? "bound" : "strategy"));
+	json_object_set_new(j, "reps", bj_uint(a.n));
+	json_object_set_new(j, "ops_s", json_spread(a.ops_s_min, a.ops_s_med, a.ops_s_max, &a.ops_s));
+	json_object_set_new(j, "ops_s_per_thread", bj_real(a.ops_s_thr_med));
+	json_object_set_new(j, "ns_op", json_spread(a.ns_op_min, a.ns_op_med, a.ns_op_max, &a.ns_op));
+	json_object_set_new(j, "ratios", json_pack("{s:o, s:o, s:o}", "vs_baseline",
+		json_est(&a.r_base), "x_floor", json_est(&a.r_floor), "x_spin", json_est(&a.r_ceil)));
+	json_object_set_new(j, "ratio_vs_baseline", bj_real(a.ratio_base));
+	json_object_set_new(j, "x_floor", bj_real(a.x_floor));
+	json_object_set_new(j, "x_spin", bj_real(a.x_ceil));
+	json_object_set_new(j, "ops", bj_uint(a.ops));
+	json_object_set_new(j, "dputs", a.c.have_cache ? json_integer(a.c.v[DCSIM_CS_DPUT]) :
+				json_null());
+	json_object_set_new(j, "dputs_locked", a.c.have_cache ?
+			    json_integer(a.c.v[DCSIM_CS_DPUT_LOCKED]) : json_null());
+	json_object_set_new(j, "fast_hits", a.c.have_cache ? json_integer(fast_hits(&a)) :
+			    json_null());
+	json_object_set_new(j, "slow_path_fraction", bj_real(slow_fraction(&a)));
+	json_object_set_new(j, "lockref_retries", bj_uint(a.st.v[DCSIM_STAT_LOCKREF_RETRIES]));
+	json_object_set_new(j, "lockref_fallbacks", bj_uint(a.st.v[DCSIM_STAT_LOCKREF_FALLBACKS]));
+	json_object_set_new(j, "retries_per_op",
+			    bj_real(frac(a.st.v[DCSIM_STAT_LOCKREF_RETRIES], a.ops)));
+	o = json_pack("{s:o, s:o, s:o, s:o}",
+		      "attempts", bj_uint(a.st.v[DCSIM_STAT_HTM_ATTEMPTS]),
+		      "commits", bj_uint(a.st.v[DCSIM_STAT_HTM_COMMITS]),
+		      "aborts", bj_uint(a.st.v[DCSIM_STAT_HTM_ABORTS]),
+		      "commit_rate", bj_real(commit_rate(&a)));
+	{
+		json_t *by = json_object(), *codes = json_object(), *model = json_object();
+		char key[16];
+
+		for (int c = 0; c < DCSIM_HTM_CAUSE_NR; c++)
+			json_object_set_new(by, dcsim_htm_cause_name(c), bj_uint(aborts_by(&a, c)));
+		for (unsigned int i = 0; i < DCSIM_ARRAY_SIZE(a.st.htm_explicit_code); i++) {
+			if (!a.st.htm_explicit_code[i])
+				continue;
+			snprintf(key, sizeof(key), "%u", i);
+			json_object_set_new(codes, key, bj_uint(a.st.htm_explicit_code[i]));
+		}
+		for (unsigned int i = 0; i < DCSIM_ARRAY_SIZE(model_reasons); i++)
+			json_object_set_new(model, model_reasons[i].name,
+					    json_integer(a.c.v[model_reasons[i].stat]));
+		json_object_set_new(o, "aborts_by_cause", by);
+		json_object_set_new(o, "explicit_codes", codes);
+		json_object_set_new(o, "model_aborts", model);
+	}
+	json_object_set_new(j, "htm", o);
+	if (a.c.have_cache) {
+		/* every counter of the cache, by its stable name */
+		o = json_object();
+		for (int i = 0; i < DCSIM_CS_NR_DENTRY; i++)
+			json_object_set_new(o, dcsim_cache_stat_name(i), json_integer(a.c.v[i]));
+		json_object_set_new(j, "model", o);
+	} else {
+		json_object_set_new(j, "model", json_null());
+	}
+	json_object_set_new(j, "samples", json_row_samples(cfg, row));
+	for (unsigned int r = 0; r < cfg->reps; r++)
+		if (row->samples[r].done)
+			v[k++] = bench_sample_ops_s(&row->samples[r]);
+	json_object_set_new(j, "samples_ops_s", json_reals(v, k));
+	return j;
+}
+
+static json_t *json_sharing(const struct bench_config *cfg)
+{
+	json_t *j, *rows = json_array();
+
+	if (!cfg->sharing)
+		return json_null();
+	for (unsigned int i = 0; i < cfg->nr_share; i++) {
+		const struct bench_share *r = &cfg->share[i];
+
+		json_array_append_new(rows, json_pack(
+			"{s:s, s:i, s:s, s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i}",
+			"group", r->group, "threads", (int)r->threads, "subject", r->subject,
+			"done", r->done, "ops", bj_uint(r->ops),
+			"shared_writes_per_op", bj_real(share_per_op(r, r->rmw + r->stores)),
+			"rmw_per_op", bj_real(share_per_op(r, r->rmw)),
+			"stores_per_op", bj_real(share_per_op(r, r->stores)),
+			"helper_per_op", bj_real(share_per_op(r, r->helper)),
+			"writes_per_op", bj_real(share_per_op(r, r->writes)),
+			"rmw", bj_uint(r->rmw), "stores", bj_uint(r->stores),
+			"helper", bj_uint(r->helper), "shared_lines", bj_uint(r->lines),
+			"lost_threads", (int)r->lost_threads));
+		json_object_set_new(json_array_get(rows, json_array_size(rows) - 1), "writes",
+				    bj_uint(r->writes));
+	}
+	j = json_pack("{s:s, s:i, s:o, s:o, s:o}", "method", BENCH_SHARING_METHOD,
+		      "line_bytes", 64, "ops_per_thread", bj_uint(cfg->share_ops),
+		      "warmup_ops_per_thread", bj_uint(cfg->share_warm), "rows", rows);
+	return j;
 }
 
 static void print_json(const struct bench_config *cfg, const struct bench_host *host, FILE *f)
 {
 	struct target t[MAX_TARGETS];
 	unsigned int nt = eval_targets(cfg, host, t);
+	json_t *doc = json_object(), *a;
 
-	fputs("{\n  \"tool\": \"dcsim-bench\",\n  \"version\": ", f);
-	json_str(f, host->version);
-	fputs(",\n  \"date\": ", f);
-	json_str(f, host->when);
-	fputs(",\n  \"command\": ", f);
-	json_str(f, cfg->cmdline);
-	fputs(",\n  \"host\": {\"cpu\": ", f);
-	json_str(f, host->cpu);
-	fprintf(f, ", \"online_cpus\": %u, \"kernel\": ", host->online_cpus);
-	json_str(f, host->kernel);
-	fprintf(f, ", \"htm_backend\": \"%s\", \"htm_policy\": \"%s\", \"htm_cpu\": %s, "
-		"\"htm_live\": %s, \"rtm_always_abort\": %s, \"dentry_size\": %zu, "
-		"\"load_before\": ",
-		host->htm_backend, host->htm_policy, host->htm_cpu ? "true" : "false",
-		host->htm_live ? "true" : "false", host->rtm_always_abort ? "true" : "false",
-		host->dentry_size);
-	json_num(f, host->load_before >= 0 ? host->load_before : NAN);
-	fputs(", \"load_after\": ", f);
-	json_num(f, host->load_after >= 0 ? host->load_after : NAN);
-	fputs(", \"steal_frac\": ", f);
-	json_num(f, host->steal_frac);
-	fputs(", \"others_frac\": ", f);
-	json_num(f, host->others_frac);
-	fputs(", \"self_cpus\": ", f);
-	json_num(f, host->self_cpus);
-	fputs(",\n           \"cpu_mhz\": {\"min_before\": ", f);
-	json_num(f, host->mhz_min_before);
-	fputs(", \"max_before\": ", f);
-	json_num(f, host->mhz_max_before);
-	fputs(", \"min_after\": ", f);
-	json_num(f, host->mhz_min_after);
-	fputs(", \"max_after\": ", f);
-	json_num(f, host->mhz_max_after);
-	fputs("}, \"governor\": ", f);
-	if (host->governor[0])
-		json_str(f, host->governor);
-	else
-		fputs("null", f);
-	fprintf(f, ", \"boost\": %s, \"busy\": %s, \"busy_why\": ",
-		host->boost < 0 ? "null" : host->boost ? "true" : "false",
-		host->busy ? "true" : "false");
-	json_str(f, host->busy_why);
-	fputs("},\n", f);
-	fprintf(f, "  \"config\": {\"reps\": %u, \"warmup\": ", cfg->reps);
-	json_num(f, cfg->warmup);
-	fputs(", \"adaptive\": ", f);
-	if (cfg->ci_width > 0) {
-		fputs("{\"ci_width\": ", f);
-		json_num(f, cfg->ci_width);
-		fputs(", \"time_budget_s\": ", f);
-		json_num(f, cfg->time_budget_s);
-		fprintf(f, ", \"max_reps\": %u, \"end\": \"%s\", \"ratios\": %u, "
-			"\"still_wide\": %u, \"run_s\": ", cfg->max_reps, cfg->adaptive_end,
-			cfg->adaptive_ratios, cfg->adaptive_wide);
-		json_num(f, cfg->run_s);
-		fputc('}', f);
-	} else {
-		fputs("null", f);
-	}
-	fputs(", \"duration_s\": ", f);
-	json_num(f, cfg->ops ? NAN : cfg->duration_s);
-	fprintf(f, ", \"ops_per_thread\": %llu, \"seed\": %llu, \"pin\": %s, \"cpus\": [",
-		(unsigned long long)cfg->ops, (unsigned long long)cfg->seed,
-		cfg->pin ? "true" : "false");
-	for (unsigned int i = 0; i < cfg->nr_cpus; i++)
-		fprintf(f, "%s%d", i ? ", " : "", cfg->cpus[i]);
-	fputs("], \"threads\": [", f);
-	for (unsigned int i = 0; i < cfg->nr_threads; i++)
-		fprintf(f, "%s%u", i ? ", " : "", cfg->threads[i]);
-	fputs("], \"groups\": [", f);
-	for (unsigned int i = 0; i < cfg->nr_groups; i++) {
-		fputs(i ? ", " : "", f);
-		json_str(f, cfg->groups[i].name);
-	}
-	fputs("], \"subjects\": [", f);
-	for (unsigned int i = 0; i < cfg->nr_subjects; i++) {
-		fputs(i ? ", " : "", f);
-		json_str(f, cfg->subjects[i].name);
-	}
-	fputs("], \"baseline\": ", f);
-	json_str(f, cfg->subjects[cfg->baseline].name);
-	fprintf(f, ", \"shape\": {\"depth\": %u, \"fanout\": %u, \"leaves\": %u, \"files\": %u, "
-		"\"shrink_batch\": %u, \"shrink_us\": %u, \"unlink_pct\": %u, \"cold\": %s}},\n",
-		cfg->shape.depth, cfg->shape.fanout, cfg->shape.leaves, cfg->shape.files,
-		cfg->shape.shrink_batch, cfg->shape.shrink_us, cfg->shape.unlink_pct,
-		cfg->shape.cold ? "true" : "false");
-
-	fputs("  \"rows\": [\n", f);
-	for (unsigned int i = 0; i < cfg->nr_rows; i++) {
-		const struct bench_row *row = &cfg->rows[i];
-		const struct bench_subject *subj = &cfg->subjects[row->subject];
-		struct bench_agg a;
-		bool first = true;
-
-		bench_aggregate(cfg, row, &a);
-		fputs("    {\"group\": ", f);
-		json_str(f, cfg->groups[row->group].name);
-		fprintf(f, ", \"threads\": %u, \"subject\": ", cfg->threads[row->tidx]);
-		json_str(f, subj->name);
-		fprintf(f, ", \"kind\": \"%s\", \"reps\": %u,\n     \"ops_s\": {\"min\": ",
-			subj->kind == BENCH_BOUND ? "bound" : "strategy", a.n);
-		json_spread(f, a.ops_s_min, a.ops_s_med, a.ops_s_max);
-		json_ci(f, &a.ops_s);
-		fputs("}, \"ops_s_per_thread\": ", f);
-		json_num(f, a.ops_s_thr_med);
-		fputs(", \"ns_op\": {\"min\": ", f);
-		json_spread(f, a.ns_op_min, a.ns_op_med, a.ns_op_max);
-		json_ci(f, &a.ns_op);
-		fputs("},\n     \"ratios\": {", f);
-		json_est(f, "vs_baseline", &a.r_base, false);
-		json_est(f, "x_floor", &a.r_floor, true);
-		json_est(f, "x_spin", &a.r_ceil, true);
-		fputs("},\n     \"ratio_vs_baseline\": ", f);
-		json_num(f, a.ratio_base);
-		fputs(", \"x_floor\": ", f);
-		json_num(f, a.x_floor);
-		fputs(", \"x_spin\": ", f);
-		json_num(f, a.x_ceil);
-		fprintf(f, ", \"ops\": %llu,\n     \"dputs\": ", (unsigned long long)a.ops);
-		if (a.c.have_cache)
-			fprintf(f, "%lld, \"dputs_locked\": %lld, \"fast_hits\": %lld",
-				(long long)a.c.v[DCSIM_CS_DPUT], (long long)a.c.v[DCSIM_CS_DPUT_LOCKED],
-				(long long)fast_hits(&a));
-		else
-			fputs("null, \"dputs_locked\": null, \"fast_hits\": null", f);
-		fputs(", \"slow_path_fraction\": ", f);
-		json_num(f, slow_fraction(&a));
-		fprintf(f, ",\n     \"lockref_retries\": %llu, \"lockref_fallbacks\": %llu, "
-			"\"retries_per_op\": ",
-			(unsigned long long)a.st.v[DCSIM_STAT_LOCKREF_RETRIES],
-			(unsigned long long)a.st.v[DCSIM_STAT_LOCKREF_FALLBACKS]);
-		json_num(f, frac(a.st.v[DCSIM_STAT_LOCKREF_RETRIES], a.ops));
-		fprintf(f, ",\n     \"htm\": {\"attempts\": %llu, \"commits\": %llu, \"aborts\": %llu, "
-			"\"commit_rate\": ",
-			(unsigned long long)a.st.v[DCSIM_STAT_HTM_ATTEMPTS],
-			(unsigned long long)a.st.v[DCSIM_STAT_HTM_COMMITS],
-			(unsigned long long)a.st.v[DCSIM_STAT_HTM_ABORTS]);
-		json_num(f, commit_rate(&a));
-		fputs(", \"aborts_by_cause\": {", f);
-		for (int c = 0; c < DCSIM_HTM_CAUSE_NR; c++)
-			fprintf(f, "%s\"%s\": %llu", c ? ", " : "", dcsim_htm_cause_name(c),
-				(unsigned long long)aborts_by(&a, c));
-		fputs("}, \"explicit_codes\": {", f);
-		for (unsigned int k = 0; k < DCSIM_ARRAY_SIZE(a.st.htm_explicit_code); k++) {
-			if (!a.st.htm_explicit_code[k])
-				continue;
-			fprintf(f, "%s\"%u\": %llu", first ? "" : ", ", k,
-				(unsigned long long)a.st.htm_explicit_code[k]);
-			first = false;
-		}
-		fputs("}, \"model_aborts\": {", f);
-		for (unsigned int k = 0; k < DCSIM_ARRAY_SIZE(model_reasons); k++)
-			fprintf(f, "%s\"%s\": %lld", k ? ", " : "", model_reasons[k].name,
-				(long long)a.c.v[model_reasons[k].stat]);
-		fputs("}},\n     \"model\": ", f);
-		if (a.c.have_cache) {
-			/* every event counter of the cache, by its stable name */
-			fputc('{', f);
-			for (int k = 0; k < DCSIM_CS_NR_DENTRY; k++)
-				fprintf(f, "%s\"%s\": %lld", k ? ", " : "",
-					dcsim_cache_stat_name(k), (long long)a.c.v[k]);
-			fputc('}', f);
-		} else {
-			fputs("null", f);
-		}
-		{
-			/* the samples themselves: what --compare resamples */
-			double v[BENCH_MAX_REPS], w[BENCH_MAX_REPS];
-			unsigned int k = 0;
-			const char *g = cfg->groups[row->group].name;
-			unsigned int nthr = cfg->threads[row->tidx];
-
-			for (unsigned int r = 0; r < cfg->reps; r++) {
-				if (!row->samples[r].done)
-					continue;
-				v[k] = bench_sample_ops_s(&row->samples[r]);
-				w[k++] = bench_sample_ns_op(&row->samples[r]);
-			}
-			fputs(",\n     \"samples\": {\"reps\": [", f);
-			first = true;
-			for (unsigned int r = 0; r < cfg->reps; r++) {
-				if (!row->samples[r].done)
-					continue;
-				fprintf(f, "%s%u", first ? "" : ", ", r);
-				first = false;
-			}
-			fputc(']', f);
-			json_samples(f, "ops_s", v, k);
-			json_samples(f, "ns_op", w, k);
-			k = subj->kind == BENCH_STRATEGY ?
-			    bench_ratio_samples(cfg, row, bench_find_row(cfg, g, nthr,
-					cfg->subjects[cfg->baseline].name), false, v) : 0;
-			json_samples(f, "vs_baseline", v, k);
-			k = bench_ratio_samples(cfg, row, bench_find_row(cfg, "bounds", nthr, "floor"),
-						true, v);
-			json_samples(f, "x_floor", v, k);
-			k = bench_ratio_samples(cfg, row, bench_find_row(cfg, "bounds", nthr, "spin"),
-						true, v);
-			json_samples(f, "x_spin", v, k);
-			if (row->group) {
-				/* the bounds measured in this row's block, per rep */
-				for (unsigned int b = 0; b < BENCH_NR_NEAR; b++) {
-					k = 0;
-					for (unsigned int r = 0; r < cfg->reps; r++) {
-						const struct bench_sample *nb =
-							bench_near_bound(cfg, row->group, row->tidx, b, r);
-
-						if (row->samples[r].done)
-							v[k++] = nb->done ? bench_sample_ns_op(nb) : NAN;
-					}
-					json_samples(f, b == BENCH_NEAR_FLOOR ? "floor_ns_op" :
-						     "spin_ns_op", v, k);
-				}
-			}
-			fputs("},\n     \"samples_ops_s\": [", f);
-			k = 0;
-			for (unsigned int r = 0; r < cfg->reps; r++)
-				if (row->samples[r].done)
-					w[k++] = bench_sample_ops_s(&row->samples[r]);
-			for (unsigned int r = 0; r < k; r++) {
-				fputs(r ? ", " : "", f);
-				json_num(f, w[r]);
-			}
-		}
-		fprintf(f, "]}%s\n", i + 1 < cfg->nr_rows ? "," : "");
-	}
-	fputs("  ],\n  \"targets\": [\n", f);
+	json_object_set_new(doc, "tool", json_string("dcsim-bench"));
+	json_object_set_new(doc, "version", bj_str(host->version));
+	json_object_set_new(doc, "date", bj_str(host->when));
+	json_object_set_new(doc, "command", bj_str(cfg->cmdline));
+	json_object_set_new(doc, "host", json_host(host));
+	json_object_set_new(doc, "config", json_config(cfg));
+	a = json_array();
+	for (unsigned int i = 0; i < cfg->nr_rows; i++)
+		json_array_append_new(a, json_row(cfg, &cfg->rows[i]));
+	json_object_set_new(doc, "rows", a);
+	json_object_set_new(doc, "sharing", json_sharing(cfg));
+	a = json_array();
 	for (unsigned int i = 0; i < nt; i++) {
-		fputs("    {\"id\": ", f);
-		json_str(f, t[i].id);
-		fputs(", \"what\": ", f);
-		json_str(f, t[i].what);
-		fputs(", \"group\": ", f);
-		json_str(f, t[i].group);
-		fprintf(f, ", \"threads\": %u, \"subject\": ", t[i].threads);
-		json_str(f, t[i].subject);
-		fputs(", \"value\": ", f);
-		json_num(f, t[i].value);
-		json_ci(f, &t[i].est);
-		fprintf(f, ", \"op\": \"%s\", \"limit\": %g, \"pass\": %s, \"verdict\": \"%s\", "
-			"\"note\": ", t[i].op, t[i].limit, t[i].pass ? "true" : "false",
-			t[i].verdict);
-		if (t[i].note)
-			json_str(f, t[i].note);
-		else
-			fputs("null", f);
-		fprintf(f, "}%s\n", i + 1 < nt ? "," : "");
+		json_t *tg = json_object();
+
+		json_object_set_new(tg, "id", bj_str(t[i].id));
+		json_object_set_new(tg, "what", bj_str(t[i].what));
+		json_object_set_new(tg, "group", bj_str(t[i].group));
+		json_object_set_new(tg, "threads", bj_uint(t[i].threads));
+		json_object_set_new(tg, "subject", bj_str(t[i].subject));
+		json_object_set_new(tg, "value", bj_real(t[i].value));
+		json_object_set_new(tg, "ci95_lo", bj_real(t[i].est.lo));
+		json_object_set_new(tg, "ci95_hi", bj_real(t[i].est.hi));
+		json_object_set_new(tg, "op", bj_str(t[i].op));
+		json_object_set_new(tg, "limit", bj_real(t[i].limit));
+		json_object_set_new(tg, "pass", json_boolean(t[i].pass));
+		json_object_set_new(tg, "verdict", bj_str(t[i].verdict));
+		json_object_set_new(tg, "note", bj_str(t[i].note));
+		json_array_append_new(a, tg);
 	}
-	fputs("  ]\n}\n", f);
+	json_object_set_new(doc, "targets", a);
+	if (bench_json_dump(doc, f))
+		fprintf(stderr, "dcsim-bench: writing the JSON report failed\n");
+	json_decref(doc);
 }
 
 void bench_report(const struct bench_config *cfg, const struct bench_host *host, FILE *f)

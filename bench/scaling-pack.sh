@@ -4,7 +4,7 @@
 # bench/scaling-pack.sh BUILD DEST: put what bench/scaling-run.sh needs on
 # a machine without liburcu into DEST: the built dcsim-bench (libdcsim is
 # linked in statically) and the shared libraries it loads that are not
-# glibc's (liburcu-memb, liburcu-common), found with ldd.
+# glibc's (liburcu-memb, liburcu-common, libjansson), found with ldd.
 set -eu
 [ $# = 2 ] || { echo "usage: $0 BUILD DEST" >&2; exit 2; }
 build=$1 dest=$2

@@ -8,6 +8,8 @@
 # host has), pinned, 5 reps, the strategies below with the four bounds in
 # every block.  Writes OUTDIR/scaling.json (the full report), scaling.txt
 # (the table) and host.txt (CPU, TSX, load).  Exit status: dcsim-bench's.
+# The host needs no gnuplot: dcsim-bench --from scaling.json --plot out.png
+# draws the figures from the JSON on any machine.
 set -u
 [ $# = 2 ] || { echo "usage: $0 PACK OUTDIR" >&2; exit 2; }
 pack=$1 out=$2
@@ -28,7 +30,7 @@ done
 strategies=${SCALING_STRATEGIES:-locked,lockref,fast,retain,fast-htm,k61,k612}
 "$pack/dcsim-bench" -w final,hot,walk,churn,mixed -s "$strategies" \
 	-t "$threads" -r "${SCALING_REPS:-5}" --pin --no-progress \
-	-f json -o "$out/scaling.json"
+	-f table -o "$out/scaling.txt" --save "$out/scaling.json"
 rc=$?
 echo "loadavg after: $(cat /proc/loadavg)" >> "$out/host.txt"
 exit $rc

@@ -14,10 +14,13 @@
  *          exactly the kind Linus' 2013 patch was about.
  *   walk   a tree of shared directories (--fanout per level, --depth - 1
  *          levels) with --leaves private files per thread under each bottom
- *          directory; an op walks one random path from the root taking a
- *          reference on each component with d_lookup() and dropping the
- *          previous one, as ref-walk does: depth+1 dputs, all non-final but
- *          the leaf's.  "make -j" on a built tree looks like this.
+ *          directory; an op walks one random path from the cwd "walk" with
+ *          dcsim_path_walk(): RCU-walk, no reference but the leaf's, so one
+ *          dput, final (the kernel's stat(2) of a relative path).  With
+ *          --ref-walk it takes a reference on each component with
+ *          d_lookup() and drops the previous one, as ref-walk does: depth+1
+ *          dputs, all non-final but the leaf's.  "make -j" on a built tree
+ *          looks like this.
  *   churn  --files private names per thread spread over 4 shared
  *          directories; an op looks a name up and then unlinks it
  *          (--unlink-pct), keeps it, or creates it when absent or negative,
@@ -40,6 +43,7 @@
 
 #include <dcsim/cache.h>
 #include <dcsim/dentry.h>
+#include <dcsim/namei.h>
 #include <dcsim/rcu.h>
 #include <dcsim/strategy.h>
 
@@ -413,39 +417,53 @@ static inline void op_final(struct world *w, struct bench_worker *wk)
 	dcsim_dput(d);
 }
 
-/*
- * Ref-walk from the root: take the next component, then drop the one we
- * stand on, so a reference is always held (the kernel's order, which keeps
- * the parent alive while its child is looked up).
- */
+#define WALK_MAX_DEPTH	16	/* --depth's limit */
+
 /*
  * Ref-walk from the cwd: take the next component, then drop the one we
  * stand on, so a reference is always held (the kernel's order, which keeps
  * the parent alive while its child is looked up).  depth+1 dputs: the cwd
- * and the directories (non-final, pinned by children), then the leaf.
+ * and the directories (non-final, pinned by children), then the leaf's
+ * reference is the caller's.  A missing name is created (mixed's shrinker
+ * prunes what walk uses), as lookup_slow() would.
+ */
+static struct dcsim_dentry *walk_ref_create(struct world *w, const char *const *names,
+					    unsigned int nr)
+{
+	struct dcsim_dentry *cur = dcsim_dget(w->walk_dir), *next;
+
+	for (unsigned int i = 0; cur && i < nr; i++) {
+		next = lookup_or_create(w, cur, names[i]);
+		dcsim_dput(cur);
+		cur = next;
+	}
+	return cur;
+}
+
+/*
+ * One random path: depth - 1 shared directories, then one of the thread's
+ * own leaves.  RCU-walk by default, ref-walk with --ref-walk (counted apart
+ * in the model's walk_rcu and walk_unlazy); NULL (a name pruned by mixed's
+ * shrinker) takes the ref-walk that creates it.
  */
 static inline void op_walk(struct world *w, struct bench_worker *wk)
 {
 	const struct bench_shape *sh = w->shape;
-	struct dcsim_dentry *cur = dcsim_dget(w->walk_dir), *next;
+	const char *names[WALK_MAX_DEPTH];
 	uint64_t r = bench_rand(&wk->rng);
+	struct dcsim_dentry *d = NULL;
 
-	for (unsigned int level = 0; cur && level + 1 < sh->depth; level++) {
-		next = lookup_or_create(w, cur, w->dir_names[r % sh->fanout]);
+	for (unsigned int level = 0; level + 1 < sh->depth; level++) {
+		names[level] = w->dir_names[r % sh->fanout];
 		r /= sh->fanout;
 		if (!r)
 			r = bench_rand(&wk->rng);
-		dcsim_dput(cur);
-		cur = next;
 	}
-	if (cur) {
-		unsigned int leaf = wk->id * sh->leaves + (unsigned int)(r % sh->leaves);
-
-		next = lookup_or_create(w, cur, w->leaf_names[leaf]);
-		dcsim_dput(cur);
-		cur = next;
-	}
-	dcsim_dput(cur);
+	names[sh->depth - 1] = w->leaf_names[wk->id * sh->leaves + (unsigned int)(r % sh->leaves)];
+	d = dcsim_path_walk(w->walk_dir, names, sh->depth, sh->ref_walk ? DCSIM_WALK_REF : 0);
+	if (dcsim_unlikely(!d))
+		d = walk_ref_create(w, names, sh->depth);
+	dcsim_dput(d);
 }
 
 static inline void op_churn(struct world *w, struct bench_worker *wk)
@@ -603,7 +621,7 @@ static const struct bench_workload wl_final = WORKLOAD("final",
 	"d_lookup+final dput of a hashed, REFERENCED, LRU dentry (the 2013 patch's case)",
 	setup_final, run_final, NULL);
 static const struct bench_workload wl_walk = WORKLOAD("walk",
-	"ref-walk of a path through shared dirs to a private leaf (make -j on a built tree)",
+	"RCU-walk (--ref-walk: ref-walk) of a path through shared dirs to a private leaf (make -j)",
 	setup_walk, run_walk, NULL);
 static const struct bench_workload wl_churn = WORKLOAD("churn",
 	"create/lookup/unlink in shared dirs while a shrinker prunes the LRU",

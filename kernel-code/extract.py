@@ -5,8 +5,9 @@
 What to take is data: a tree table (kernel-code/trees/<version>.tree) names
 the tarball's top directory, the source file, the functions of the dput
 path, the ones a patch series adds, the defines to copy and the lockref
-file.  extract.py reads the tarball once, unpacks only fs/dcache.c,
-lib/lockref.c and what the series touches, applies the series (if any) to
+file.  extract.py unpacks only fs/dcache.c, lib/lockref.c and what the
+series touches (through tarball_cache.py, which keeps them once per
+tarball for every later build), applies the series (if any) to
 a copy, and writes into OUTDIR, for NAME given by --name:
 
   NAME-dcache.h            the table's functions of the unpatched source
@@ -19,6 +20,9 @@ a copy, and writes into OUTDIR, for NAME given by --name:
                            lockref file, or a line outside the table's
                            functions, stops with an error naming the hunk,
                            the file or the function
+  with --series DIR and --patch FILE...: the same after DIR/series, with
+                           the series' functions and defines (a variant
+                           of the series' strategy, kernel/corpus/ "after:")
   with --series DIR:
   NAME-htm-dcache.h        the functions + series-funcs after DIR/series
   NAME-htm-bug-nolock-dcache.h
@@ -41,7 +45,7 @@ A required name that is missing, or found twice, stops the build with a
 message: the tree or the series changed shape and the table must follow.
 
 usage: extract.py --tree TABLE --tarball TARBALL --name NAME
-                  [--series DIR | --patch FILE...] OUTDIR
+                  [--series DIR] [--patch FILE...] OUTDIR
 """
 
 import argparse
@@ -51,6 +55,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
+
+import tarball_cache
 
 
 def die(msg):
@@ -340,8 +346,6 @@ def main():
     top, source = tree["top"], tree["source"]
     if not os.path.exists(args.tarball):
         die("%s not found (apt-get install %s)" % (args.tarball, tree["package"]))
-    if args.series and args.patch:
-        die("--series and --patch exclude each other")
     patches = read_series(args.series) if args.series else []
     os.makedirs(args.outdir, exist_ok=True)
     members = {source, tree["lockref"]}
@@ -359,29 +363,30 @@ def main():
     out = lambda suffix: os.path.join(args.outdir, "%s-%s" % (args.name, suffix))
     tarname = os.path.basename(args.tarball)
     try:
-        # -xf: tar finds the compression itself (the tests use a small
-        # uncompressed tarball of the same members); --occurrence=1: each
-        # member is there once, so tar stops reading after the last one.
-        r = subprocess.run(["tar", "-xf", args.tarball, "--occurrence=1", "-C", work] +
-                           ["%s/%s" % (top, m) for m in sorted(members)],
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        if r.returncode:
+        err = tarball_cache.unpack(args.tarball, top, members, work)
+        if err is not None:
             die("%s: cannot unpack %s (is it %s?):\n%s" %
-                (args.tarball, ", ".join(sorted(members)), tree["package"], r.stdout))
+                (args.tarball, ", ".join(sorted(members)), tree["package"], err))
         base = os.path.join(work, top)
+        funcs, defines = tree["funcs"], tree["defines"]
+        origin = "%s %s" % (tarname, source)
+        if patches and args.patch:
+            # A patch on top of the series: the series' variant, changed.
+            for p in patches:
+                apply_patch(p, base, args.tarball, None)
+            funcs = tree["funcs"] + tree["series-funcs"]
+            defines = tree["defines"] + tree["series-defines"]
+            origin += " with %s" % ", ".join(os.path.basename(p) for p in patches)
         for p in args.patch:
             apply_patch(p, base, args.tarball, 0)
-            check_patch_scope(p, os.path.join(base, source), source, tree["funcs"], args.tree)
-        origin = "%s %s" % (tarname, source)
+            check_patch_scope(p, os.path.join(base, source), source, funcs, args.tree)
         if args.patch:
             origin += " with %s" % ", ".join(os.path.basename(p) for p in args.patch)
-        write(out("dcache.h"),
-              extract(os.path.join(base, source), source, tree["funcs"], tree["defines"],
-                      origin))
+        write(out("dcache.h"), extract(os.path.join(base, source), source, funcs, defines, origin))
         with open(os.path.join(base, tree["lockref"]), encoding="utf-8") as f:
             lockref = f.read()
         write(out("lockref-c.h"), '#line 1 "%s"\n' % tree["lockref"] + lockref)
-        if not patches:
+        if not patches or args.patch:
             return
         patched = os.path.join(work, "patched")
         shutil.copytree(base, patched)

@@ -16,8 +16,11 @@
 #   o-<flavour>/        out-of-tree object dirs, so rebuilds are incremental
 #   images/<variant>-<flavour>/bzImage, config, stamp
 # The trees never share objects: per-tree object dirs are what keep a
-# switch between unpatched and patched incremental.  If ccache is
-# installed it is used (CCACHE_DIR defaults to $KBUILD_ROOT/ccache).
+# switch between unpatched and patched incremental.  With KBUILD_CCACHE=1
+# (and ccache installed) gcc runs through ccache (CCACHE_DIR defaults to
+# $KBUILD_ROOT/ccache): worth it only for a runner that keeps that folder,
+# since within one run no object is compiled twice, and a cold cache
+# preprocesses every file once more.
 # The unpatched and patched kernels share a tree and an object dir per
 # flavour: switching re-applies or reverts four patches and recompiles only
 # what they touch.  A stamp (hash of the fragments, the series and the
@@ -59,7 +62,8 @@ set_tree() {
 }
 
 cc="gcc"
-if command -v ccache > /dev/null; then
+if [ "${KBUILD_CCACHE:-0}" = 1 ]; then
+	command -v ccache > /dev/null || { echo "build.sh: KBUILD_CCACHE=1 but no ccache (apt-get install ccache)" >&2; exit 2; }
 	cc="ccache gcc"
 	export CCACHE_DIR=${CCACHE_DIR:-$top/ccache}
 fi

@@ -34,7 +34,7 @@ summary() {
 }
 
 # --- packages ------------------------------------------------------------
-pkgs="linux-source-6.1 linux-source-6.12 ccache qemu-system-x86 busybox-static e2fsprogs bc bison flex
+pkgs="linux-source-6.1 linux-source-6.12 qemu-system-x86 busybox-static e2fsprogs bc bison flex
       libelf-dev libssl-dev cpio gcc make libc6-dev xz-utils patch perl"
 step "packages"
 missing=""

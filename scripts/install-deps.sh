@@ -27,7 +27,7 @@ apt_install() {
 	$sudo apt-get install -y -q --no-install-recommends "$@"
 }
 
-pkgs="meson ninja-build pkg-config gcc libc6-dev liburcu-dev libcmocka-dev gnuplot-nox"
+pkgs="meson ninja-build pkg-config gcc libc6-dev liburcu-dev libjansson-dev libcmocka-dev gnuplot-nox"
 if [ $tests = 1 ]; then
 	pkgs="$pkgs valgrind qemu-user gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross binutils"
 	# kernel-code/ builds the kernel's own dput() from these tarballs
@@ -41,5 +41,5 @@ $sudo apt-get update -q
 apt_install $pkgs
 if [ $tests = 1 ]; then
 	# Target libraries for the ppc64le cross build run under qemu-ppc64le.
-	apt_install liburcu-dev:ppc64el libcmocka-dev:ppc64el
+	apt_install liburcu-dev:ppc64el libjansson-dev:ppc64el libcmocka-dev:ppc64el
 fi

@@ -15,7 +15,7 @@ The layers, bottom up (docs/design.md, "Layers"):
     public-base      the primitives' public headers (<dcsim/atomic.h> ...)
     primitives       src/*.c, src/*.h: spinlock, lockref, HTM, RCU, threads
     public-model     <dcsim/dentry.h>, <dcsim/cache.h>, <dcsim/strategy.h>,
-                     <dcsim/dcache-cover.h>
+                     <dcsim/dcache-cover.h>, <dcsim/namei.h>
     model            src/dcache/: the dentry cache and its dput strategies
     kernel-code      kernel-code/: the kernel's own dput() over the model
     public-engine    <dcsim/explore.h>
@@ -50,7 +50,8 @@ LAYERS = [
                      "include/dcsim/lockref.h", "include/dcsim/rcu.h",
                      "include/dcsim/stats.h", "include/dcsim/warn.h"]),
     ("public-model", ["include/dcsim/dentry.h", "include/dcsim/cache.h",
-                      "include/dcsim/strategy.h", "include/dcsim/dcache-cover.h"]),
+                      "include/dcsim/strategy.h", "include/dcsim/dcache-cover.h",
+                      "include/dcsim/namei.h"]),
     ("public-hooks", ["include/dcsim/describe.h"]),
     ("public-engine", ["include/dcsim/explore.h"]),
     ("public-checker", ["include/dcsim/checker.h", "include/dcsim/explore-dcache.h"]),

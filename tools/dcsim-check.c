@@ -14,6 +14,16 @@
  * (docs/trace-format.md) against the spec instead of running the suites.
  * --diff-steps N: random traces of N steps (default 60).  Explore replays:
  * --scenario NAME --explore-mode MODE --execution-seed N [--pct-steps K].
+ * --scenarios A,B,... explores only those scenarios.  --fault NAME plants a
+ * fault of the cache model (<dcsim/dcache-cover.h>, "husk-freed-early").
+ *
+ * --corpus DIR runs the corpus of upstream bugs (kernel/corpus/): for each
+ * .bug entry the suites it names on the strategies it names, and prints
+ * one table row per entry on stdout (dcsim_checker_corpus()); the kernel
+ * code variants come from the plugin of the kernel-code build,
+ *   dcsim-check --load kernel-code/libdcsim-kc-corpus.so --corpus kernel/corpus
+ * and the exit status is 1 when a result disagrees with its entry's
+ * "expect:" field.
  *
  * --jobs N runs the diff and explore suites in N forked processes, each
  * taking every N-th unit (trace, exploration); --shard I/N runs only the
@@ -45,6 +55,7 @@
 #include <unistd.h>
 
 #include <dcsim/checker.h>
+#include <dcsim/dcache-cover.h>
 #include <dcsim/strategy.h>
 
 #define MAX_LOADS	8
@@ -65,7 +76,8 @@ static void usage(FILE *f)
 	      "                   [--budget quick|default|soak] [--trace FILE]\n"
 	      "                   [--diff-steps N] [--jobs N] [--shard I/N]\n"
 	      "                   [--scenario NAME --explore-mode random|pct --execution-seed N\n"
-	      "                    [--pct-steps K]]\n"
+	      "                    [--pct-steps K]] [--scenarios A,B,...] [--fault NAME]\n"
+	      "       dcsim-check [--load LIB.so]... --corpus DIR [--budget B]\n"
 	      "       dcsim-check [--load LIB.so]... --list\n", f);
 }
 
@@ -287,11 +299,15 @@ int main(int argc, char **argv)
 		{ "diff-steps", required_argument, NULL, 'd' },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "shard", required_argument, NULL, 'x' },
+		{ "scenarios", required_argument, NULL, 'C' },
+		{ "fault", required_argument, NULL, 'f' },
+		{ "corpus", required_argument, NULL, 'K' },
 		{ "list", no_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *loads[MAX_LOADS], *name = NULL, *trace = NULL, *budget_name = NULL;
+	const char *corpus = NULL, *fault_name = NULL;
 	unsigned int nloads = 0, which = S_DIFF | S_EXPLORE | S_STRESS | S_MISUSE;
 	const struct dcsim_dput_strategy *s;
 	struct dcsim_checker_opts o;
@@ -369,6 +385,17 @@ int main(int argc, char **argv)
 			if (parse_shard(optarg, &shard, &nshards))
 				return bad_usage("bad --shard '%s' (want I/N, 0 <= I < N)", optarg);
 			break;
+		case 'C':
+			o.scenarios = optarg;
+			break;
+		case 'f':
+			if (dcsim_dcache_fault_lookup(optarg) < 0)
+				return bad_usage("unknown --fault '%s'", optarg);
+			fault_name = optarg;
+			break;
+		case 'K':
+			corpus = optarg;
+			break;
 		case 'L':
 			list = true;
 			break;
@@ -399,6 +426,33 @@ int main(int argc, char **argv)
 		list_strategies(stdout);
 		return 0;
 	}
+	if (corpus) {
+		int rc;
+
+		if (name || trace || o.scenario || o.scenarios || fault_name)
+			return bad_usage("%s", "--corpus takes its strategies, suites and faults "
+					 "from the .bug files: no --strategy, --trace, --scenario(s) "
+					 "or --fault");
+		if (budget_name) {
+			append_word(replay, sizeof(replay), "--budget");
+			append_word(replay, sizeof(replay), budget_name);
+		}
+		o.replay_prefix = replay;
+		o.report = stderr;
+		o.progress = stderr;
+		rc = dcsim_checker_corpus(corpus, &o, stdout);
+		if (rc < 0) {
+			fprintf(stderr, "dcsim-check: --corpus %s: %s\n", corpus,
+				rc == -ENOENT ? "no .bug entry in it" : strerror(-rc));
+			return 2;
+		}
+		return rc;
+	}
+	if (fault_name)
+		dcsim_dcache_set_fault(dcsim_dcache_fault_lookup(fault_name));
+	if (o.scenarios && (!(which & S_EXPLORE) || trace))
+		return bad_usage("%s", "--scenarios chooses explore scenarios: use it with the "
+				 "explore suite");
 	if (!name)
 		return bad_usage("%s", "--strategy NAME is required (--list shows the names)");
 	s = dcsim_strategy_lookup(name);
@@ -416,6 +470,10 @@ int main(int argc, char **argv)
 	if (budget_name) {
 		append_word(replay, sizeof(replay), "--budget");
 		append_word(replay, sizeof(replay), budget_name);
+	}
+	if (fault_name) {
+		append_word(replay, sizeof(replay), "--fault");
+		append_word(replay, sizeof(replay), fault_name);
 	}
 	o.replay_prefix = replay;
 	/*

@@ -129,6 +129,9 @@ enum dcsim_cache_stat {
 	DCSIM_CS_LRU_DEL,		/* any removal from the LRU */
 	DCSIM_CS_PRUNE_SCAN,		/* LRU entries visited by dcsim_prune() */
 	DCSIM_CS_PRUNE_ROTATE,
+	DCSIM_CS_WALK,			/* dcsim_path_walk() calls */
+	DCSIM_CS_WALK_RCU,		/* ... that RCU-walk completed (no reference but the leaf's) */
+	DCSIM_CS_WALK_UNLAZY,		/* ... whose RCU-walk gave up: ref-walk from the start */
 	DCSIM_CS_NR_DENTRY,		/* gauge: allocated, not yet freed */
 	DCSIM_CS_NR_HASHED,		/* gauge */
 	DCSIM_CS_NR_LRU,		/* gauge: on the LRU list proper */

@@ -52,6 +52,8 @@ struct dcsim_checker_opts {
 	const char *explore_mode;	/* "random" or "pct" only; NULL: both */
 	uint64_t execution_seed;	/* with @scenario: run that one execution */
 	unsigned long pct_steps;	/* with @scenario, pct: the failure's step estimate */
+	/* explore only: a comma-separated list of scenario names to run, NULL: all */
+	const char *scenarios;
 	/* diff only: traces to run (0: by budget) and steps per trace (0: 60) */
 	unsigned long diff_traces;
 	unsigned int diff_steps;
@@ -71,6 +73,11 @@ struct dcsim_checker_result {
 	char failure[512];		/* the first failure, one line */
 	unsigned long failed_unit;	/* index of the unit that failed (sharding) */
 	unsigned long htm_commits;	/* simulated commits the HTM check counts */
+	/*
+	 * Work done up to the first failure, failure included: traces (diff),
+	 * executions over all explorations (explore), runs (misuse); 0 if none.
+	 */
+	unsigned long first_failure;
 };
 
 /* Is unit @i (a trace, an exploration) one of this shard's? */
@@ -120,6 +127,20 @@ DCSIM_API int dcsim_checker_explore(const struct dcsim_dput_strategy *s,
 DCSIM_API int dcsim_checker_stress(const struct dcsim_dput_strategy *s, unsigned int nthreads,
 				 long ops, double seconds, const struct dcsim_checker_opts *opts,
 				 struct dcsim_checker_result *res);
+
+/**
+ * dcsim_checker_corpus() - run the corpus of upstream bugs in @dir
+ * (kernel/corpus/, format in its README.md): for each entry the suites its
+ * .bug file names, on the strategies it names (a kind (a) entry's variant
+ * <tree>-<name> by default), with the model fault it names planted, each
+ * run in a child process; one row per entry on @table, saying whether the
+ * result agrees with the entry's "expect:" field.  Reports of failing
+ * checks go to opts->report only with opts->quiet false.
+ * Return: 0 every result as expected, 1 a result disagrees, -errno (no
+ * such folder, or no entry in it).
+ */
+DCSIM_API int dcsim_checker_corpus(const char *dir, const struct dcsim_checker_opts *opts,
+				   FILE *table);
 
 /** dcsim_checker_misuse() - bad puts on @s: one warning each, no corruption.  Return: 0, 1. */
 DCSIM_API int dcsim_checker_misuse(const struct dcsim_dput_strategy *s,

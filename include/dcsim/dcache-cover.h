@@ -41,6 +41,10 @@ enum dcsim_dcache_cover {
 	DCSIM_COVER_HTM_KILL,
 	DCSIM_COVER_HTM_BADCOUNT,
 	DCSIM_COVER_HTM_NOTREF,
+	DCSIM_COVER_WALK_RCU_MISS,	/* RCU-walk: a component not found, or negative */
+	DCSIM_COVER_WALK_RCU_SEQ,	/* RCU-walk: a directory's d_seq moved under its lookup */
+	DCSIM_COVER_WALK_RCU_DEAD,	/* RCU-walk: the leaf died before its reference */
+	DCSIM_COVER_WALK_RCU_LEGIT,	/* RCU-walk: the leaf's d_seq moved after its reference */
 	DCSIM_COVER_NR
 };
 
@@ -64,8 +68,27 @@ enum dcsim_dcache_fault {
 	DCSIM_DCACHE_FAULT_NONE,
 	/* a kill of a dentry on another thread's shrink list unlinks and frees it */
 	DCSIM_DCACHE_FAULT_HUSK_FREED_EARLY,
+	/* RCU-walk legitimises the leaf without the d_seq recheck after its reference */
+	DCSIM_DCACHE_FAULT_WALK_NO_SEQ_RECHECK,
+	/*
+	 * 89dc77bcdabf (3.12): a move from the LRU to a shrink list leaves
+	 * the LRU count (nr_dentry_unused) as it was
+	 */
+	DCSIM_DCACHE_FAULT_LRU_ACCOUNTING,
+	/*
+	 * "fs/dcache: Fix incorrect nr_dentry_unused accounting in
+	 * shrink_dcache_sb()" (5.0): shrink_all subtracts what it moved from
+	 * the LRU count a second time
+	 */
+	DCSIM_DCACHE_FAULT_SHRINK_ALL_RECOUNT,
 	DCSIM_DCACHE_FAULT_NR
 };
+
+/** dcsim_dcache_fault_name() - short stable name ("husk-freed-early"), NULL if out of range. */
+DCSIM_API const char *dcsim_dcache_fault_name(enum dcsim_dcache_fault fault);
+
+/** dcsim_dcache_fault_lookup() - the fault named @name.  Return: it, or -1. */
+DCSIM_API int dcsim_dcache_fault_lookup(const char *name);
 
 /** dcsim_dcache_set_fault() - plant @fault in every cache of the process. */
 DCSIM_API void dcsim_dcache_set_fault(enum dcsim_dcache_fault fault);

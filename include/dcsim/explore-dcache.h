@@ -55,7 +55,18 @@ enum dcsim_dcache_scenario {
 	DCSIM_DSCN_DGET_PARENT,		/* a dget_parent walk against a kill of the child */
 	DCSIM_DSCN_UNLINK_ALIAS,	/* final put against d_delete of a hard link (i_lock) */
 	DCSIM_DSCN_PRUNE_CREATE,	/* prune of a parent that gains a child meanwhile */
+	/*
+	 * prune vs lookup + d_delete + dput, the alias's d_delete holding
+	 * i_lock: 6.1's bug 339e9e13530b, so it runs on a strategy without
+	 * DCSIM_STRATEGY_LOCK_FOR_KILL only when opts->scenario names it
+	 * (dcsim-check --scenarios); otherwise the result says skipped
+	 */
+	DCSIM_DSCN_PRUNE_DELETE_ALIAS,
 	DCSIM_DSCN_MISUSE,		/* a put without a reference: exactly one warning */
+	DCSIM_DSCN_WALK_VS_KILL,	/* RCU-walks to d/a/f and d/a/g against a kill of f */
+	DCSIM_DSCN_WALK_VS_DROP,	/* RCU-walks through d/a against d_drop(a) */
+	DCSIM_DSCN_WALK_VS_PRUNE,	/* RCU-walks to d/f, d/g against the shrinker */
+	DCSIM_DSCN_WALK_VS_UNLINK,	/* an RCU-walk to d/f against d_delete(f) (negative) */
 	DCSIM_DSCN_NR
 };
 

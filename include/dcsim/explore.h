@@ -65,8 +65,8 @@
  * dcsim_call_rcu() callback becomes ready once every thread that was inside
  * a section at call_rcu() time has left that section (a grace period), and
  * then runs at a schedule point the explorer chooses (or at quiescence).
- * A dentry's free (the cache's only RCU callback) poisons the dentry there
- * instead, and any later access to it through <dcsim/atomic.h> fails the
+ * A dentry's or an inode's free (the cache's RCU callbacks) poisons the
+ * object there instead, and any later access to it through <dcsim/atomic.h> fails the
  * execution with the freeing and the accessing thread's steps; the real
  * callback runs at quiescence, after the scenario's check.  Other
  * callbacks run for real at the chosen point, on the thread that reached
@@ -85,6 +85,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <dcsim/atomic.h>
 #include <dcsim/compiler.h>
 #include <dcsim/config.h>
 
@@ -225,6 +226,33 @@ DCSIM_API int dcsim_explore_self(void);
 
 /** dcsim_explore_yield() - an explicit schedule point, for user scenarios. */
 DCSIM_API void dcsim_explore_yield(void);
+
+/*
+ * dcsim_access_observer_fn - sees one shared access of an ordinary thread
+ * @acc:  kind of access (enum dcsim_access)
+ * @addr: address accessed (NULL for fences)
+ * @size: bytes accessed
+ *
+ * Called before the access, on the accessing thread, from the schedule
+ * point of every <dcsim/atomic.h> macro made by a thread that is not a
+ * logical thread of an exploration.  It must not make shared accesses
+ * through <dcsim/atomic.h> itself (it would be called again).
+ */
+typedef void dcsim_access_observer_fn(enum dcsim_access acc, const volatile void *addr,
+				      unsigned int size);
+
+/**
+ * dcsim_access_observer_set() - watch the shared accesses of ordinary threads
+ * @fn: the observer, or NULL to stop watching
+ *
+ * The check build's accounting hook: dcsim-bench --sharing counts with it
+ * the writes per op to cache lines that more than one thread writes.  The
+ * normal build has no schedule points and no such function, so it pays
+ * nothing.  Accesses inside an exploration go to the explorer, not here.
+ *
+ * Return: the observer set before.
+ */
+DCSIM_API dcsim_access_observer_fn *dcsim_access_observer_set(dcsim_access_observer_fn *fn);
 
 /** dcsim_explore_htm_name() - "off", "sim-commit", "sim-aborts" or "sim-conflicts". */
 DCSIM_API const char *dcsim_explore_htm_name(enum dcsim_explore_htm htm);

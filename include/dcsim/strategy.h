@@ -58,6 +58,12 @@ enum dcsim_retain_style {
 };
 
 #define DCSIM_STRATEGY_USES_HTM		0x1u	/* run its tests with HTM on and off */
+/*
+ * 6.8+ (339e9e13530b): the cache's shrinkers lock a victim as
+ * lock_for_kill() does, following a changed ->d_inode instead of taking it
+ * for "somebody grabbed it" as 6.1's shrink_lock_dentry() does.
+ */
+#define DCSIM_STRATEGY_LOCK_FOR_KILL	0x2u
 
 /*
  * Not API: the kernel-code strategies' own shrinker, walks and lookups

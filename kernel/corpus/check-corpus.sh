@@ -141,7 +141,10 @@ EXPECT = {"caught", "pass", "expected-fail", "missed"}
 TREES = {"6.1", "6.12"}
 REQUIRED = ["commit", "subject", "fixed-in", "id-check", "verified-by", "class", "kind",
             "expect", "catch", "needs", "status"]
-KNOWN = set(REQUIRED) | {"tree", "patch", "after", "fault", "scenario", "note"}
+# What the runner (dcsim-check --corpus) reads: strategies, fixed, suites, plant.
+KNOWN = set(REQUIRED) | {"tree", "patch", "after", "fault", "scenario", "note",
+                         "strategies", "fixed", "suites", "plant", "budget"}
+SUITE = re.compile(r"^(diff|misuse|stress|explore(:[a-z0-9-]+(,[a-z0-9-]+)*)?)$")
 
 def parse_bug(path):
     fields, where = {}, rel(path)
@@ -197,12 +200,21 @@ def check_bug(path, f):
         err(where, "kind must be a (kernel code), b (model) or c (latent), not '%s'" % kind)
     if kind == "a" and "patch" not in f:
         err(where, "kind (a) needs a patch")
-    if kind == "a" and f["expect"] in ("expected-fail", "missed"):
-        err(where, "kind (a) is caught or, for a control, passes")
+    if kind == "a" and f["expect"] == "expected-fail":
+        err(where, "kind (a) is caught, missed or, for a control, passes")
     if kind == "b" and "fault" not in f:
         err(where, "kind (b) needs 'fault' (the model fault to plant)")
-    if kind == "c" and ("scenario" not in f or f["expect"] != "expected-fail"):
-        err(where, "kind (c) needs 'scenario' and expect 'expected-fail'")
+    if kind == "c" and ("scenario" not in f or f["expect"] not in ("expected-fail", "missed")):
+        err(where, "kind (c) needs 'scenario' and expect 'expected-fail' (or 'missed')")
+    if f.get("budget", "quick") not in ("quick", "default", "soak"):
+        err(where, "budget must be quick, default or soak")
+    for s in f.get("suites", "").split():
+        if not SUITE.match(s):
+            err(where, "suite '%s' is not diff, misuse, stress, explore or explore:SCN,..." % s)
+    if f["expect"] in ("caught", "pass", "expected-fail") and "suites" not in f:
+        err(where, "expect '%s' needs 'suites' (what the runner runs)" % f["expect"])
+    if f["expect"] == "expected-fail" and "fixed" not in f:
+        err(where, "expect 'expected-fail' needs 'fixed' (the strategies that must pass)")
     if "patch" in f:
         if "tree" not in f:
             err(where, "a patch needs 'tree' (%s)" % " or ".join(sorted(TREES)))

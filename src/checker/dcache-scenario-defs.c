@@ -340,6 +340,26 @@ static void check_unlink_alias(const struct dscn *s, const struct dcsim_cache_sn
 		dcsim_explore_fail("DONTCACHE f dies, the unlinked alias stays negative");
 }
 
+/*
+ * f and f2 name one inode; f cached, unused, on the LRU and not
+ * REFERENCED (the prune takes it), T2 holds f2.
+ */
+static void build_prune_delete_alias(struct dscn *s)
+{
+	struct dcsim_dentry *f = dscn_mk(s, s->dir, "f", NULL);
+	struct dcsim_dentry *f2 = f ? dcsim_d_alloc(s->dir, "f2") : NULL;
+
+	if (!f2 || dcsim_d_add_link(f2, f)) {
+		s->broken = true;
+		return;
+	}
+	s->id_f = dcsim_d_id(f);
+	s->id_g = dcsim_d_id(f2);
+	warm(s, s->dir, f, "f");
+	dcsim_prune(s->cache, 1);	/* rotated: no longer REFERENCED */
+	s->slot[2][1] = f2;
+}
+
 /* p cached, unused, childless, not REFERENCED. */
 static void build_prune_create(struct dscn *s)
 {
@@ -362,6 +382,48 @@ static void build_misuse(struct dscn *s)
 	warm(s, s->dir, f, "f");
 	warm(s, s->dir, g, "g");
 	s->slot[0][1] = f;	/* borrowed: no reference */
+}
+
+/*
+ * d/a/{f,g}, f and g warm, a held by its children only: an RCU-walk's
+ * ref-walk fallback never makes the last put of a (g pins it), so the
+ * walk's end state is the spec's whichever way it went.
+ */
+static void build_walk_afg(struct dscn *s)
+{
+	struct dcsim_dentry *a = dscn_mk(s, s->dir, "a", NULL);
+	struct dcsim_dentry *f = dscn_mk(s, a, "f", NULL);
+	struct dcsim_dentry *g = dscn_mk(s, a, "g", NULL);
+
+	if (!f || !g)
+		return;
+	s->id_b = dcsim_d_id(a);
+	s->id_f = dcsim_d_id(f);
+	s->id_g = dcsim_d_id(g);
+	warm(s, a, f, "f");
+	warm(s, a, g, "g");
+	dcsim_dput(a);
+}
+
+/* d/f warm and unused: only T1's lookup will hold it when it unlinks. */
+static void build_unlink(struct dscn *s)
+{
+	struct dcsim_dentry *f = dscn_mk(s, s->dir, "f", NULL);
+
+	if (!f)
+		return;
+	s->id_f = dcsim_d_id(f);
+	warm(s, s->dir, f, "f");
+}
+
+static void check_walk_vs_drop(const struct dscn *s, const struct dcsim_cache_snapshot *snap)
+{
+	const struct dcsim_dentry_state *a = dscn_find(snap, s->id_b);
+
+	if (!a || a->hashed || snap->counters.kills)
+		dcsim_explore_fail("dropped a stays, unhashed, pinned by f and g: %s, %" PRId64
+				   " kills", a ? (a->hashed ? "hashed" : "unhashed") : "gone",
+				   snap->counters.kills);
 }
 
 /* The table: see struct scn_def. */
@@ -449,12 +511,61 @@ const struct scn_def scn_defs[DCSIM_DSCN_NR] = {
 		{ PRUNE(1) },
 		{ PRUNE(1), PRUNE(1) },
 		{ LOOKUP(0, "p", 1), CREATE(1, "c", 2), DPUT(2), DPUT(1) } } },
+	/*
+	 * 339e9e13530b: T0's prune takes f onto its list; T2's d_delete() of
+	 * the alias f2 holds the inode's i_lock, so the prune's trylock fails
+	 * and it relocks; meanwhile T1 looks f up, d_delete()s it (negative:
+	 * T1 is its only user) and puts it back to T0's list.  After the
+	 * relock f is unused but has no inode: 6.1 takes that for "somebody
+	 * grabbed it" and drops f from its list, on no list at all.
+	 */
+	[DCSIM_DSCN_PRUNE_DELETE_ALIAS] = { "prune-delete-alias", build_prune_delete_alias, {
+		{ PRUNE(1) },
+		{ LOOKUP(0, "f", 1), DELETE(1), DPUT(1) },
+		{ DELETE(1), DPUT(1) } },
+		.latent_unless = DCSIM_STRATEGY_LOCK_FOR_KILL },
 	/* f cached and unused; T0 puts it without a reference. */
 	[DCSIM_DSCN_MISUSE] = { "misuse-put", build_misuse, {
 		{ DPUT_UNOWNED(1) },
 		{ LOOKUP_HIT(0, "f", 1), DPUT(1) },
 		{ LOOKUP(0, "g", 1), DPUT(1) } },
 		.warns = 1, .no_spec = true },
+	/*
+	 * The RCU-walk scenarios (src/dcache/namei.c).  Each WALK asserts
+	 * that what it returns is positive; its fallbacks are labelled
+	 * walk_rcu_* (dcache-cover.h).  Rename is out of reach: the model
+	 * has none.
+	 */
+	/* d/a/{f,g}: T1 kills f (drop + final put) while T0 walks to it. */
+	[DCSIM_DSCN_WALK_VS_KILL] = { "walk-vs-kill", build_walk_afg, {
+		{ WALK(0, "a/f", 1), DPUT(1) },
+		{ LOOKUP_HIT(0, "a", 1), LOOKUP_HIT(1, "f", 2), DROP(2), DPUT(2), DPUT(1) },
+		{ WALK(0, "a/g", 1), DPUT(1) } },
+		.check = check_dput_vs_drop },
+	/* d/a/{f,g}: T1 unhashes a, which its children keep alive, under the walks. */
+	[DCSIM_DSCN_WALK_VS_DROP] = { "walk-vs-drop", build_walk_afg, {
+		{ WALK(0, "a/f", 1), DPUT(1) },
+		{ LOOKUP_HIT(0, "a", 1), DROP(1), DPUT(1) },
+		{ WALK(0, "a/g", 1), DPUT(1) } },
+		.check = check_walk_vs_drop },
+	/*
+	 * LRU [f, e, g], none REFERENCED: the prunes kill what they scan
+	 * unless a walk's reference got there first.
+	 */
+	[DCSIM_DSCN_WALK_VS_PRUNE] = { "walk-vs-prune", build_prune_vs_drop, {
+		{ WALK(0, "f", 1), DPUT(1) },
+		{ PRUNE(1), PRUNE(1) },
+		{ WALK(0, "g", 1), DPUT(1) } } },
+	/*
+	 * d/f warm; T1 unlinks f: negative if T0 holds no reference yet, else
+	 * unhashed (and killed by the last put).  T0's walk must never return
+	 * the negative f (the planted walk fault does).
+	 */
+	[DCSIM_DSCN_WALK_VS_UNLINK] = { "walk-vs-unlink", build_unlink, {
+		{ WALK(0, "f", 1), DPUT(1) },
+		{ LOOKUP_HIT(0, "f", 1), DELETE(1), DPUT(1) },
+		{ { SOP_END, 0, 0, 0, NULL } } },
+		.check = check_dput_vs_delete },
 };
 
 _Static_assert(sizeof(scn_defs) / sizeof(scn_defs[0]) == DCSIM_DSCN_NR,

@@ -32,6 +32,7 @@
 #include <dcsim/dentry.h>
 #include <dcsim/explore-dcache.h>
 #include <dcsim/explore.h>
+#include <dcsim/namei.h>
 #include <dcsim/strategy.h>
 #include <dcsim/warn.h>
 
@@ -80,6 +81,22 @@ unsigned int dcsim_explore_verify_cache(struct dcsim_cache *cache, const struct 
 	n = dcsim_cache_verify(cache, held, nr_held, flags, report, sizeof(report));
 	if (n)
 		dcsim_explore_fail("%u cache invariant violation%s: %s", n, n == 1 ? "" : "s", report);
+	return n;
+}
+
+unsigned int dscn_split_path(const char *path, char (*buf)[16], const char **names)
+{
+	unsigned int n = 0;
+
+	while (*path && n < WALK_MAX) {
+		size_t len = strcspn(path, "/");
+
+		snprintf(buf[n], sizeof(buf[n]), "%.*s", (int)len, path);
+		names[n] = buf[n];
+		n++;
+		path += len;
+		path += *path == '/';
+	}
 	return n;
 }
 
@@ -186,6 +203,14 @@ static void spec_step(struct spec *sp, uint32_t *slot, const struct sop *op)
 			spec_add(sp, slot[op->dst], true);
 		}
 		break;
+	case SOP_WALK: {
+		char buf[WALK_MAX][16];
+		const char *names[WALK_MAX];
+		unsigned int n = dscn_split_path(op->name, buf, names);
+
+		slot[op->dst] = a ? spec_walk(sp, a, names, n) : 0;
+		break;
+	}
 	case SOP_DPUT_UNOWNED:
 	case SOP_END:
 		break;
@@ -422,6 +447,21 @@ static void run_op(struct dscn *s, unsigned int tid, const struct sop *op)
 		if (slot[op->dst])
 			dcsim_d_add(slot[op->dst], true);
 		break;
+	case SOP_WALK: {
+		char buf[WALK_MAX][16];
+		const char *names[WALK_MAX];
+		unsigned int n = dscn_split_path(op->name, buf, names);
+
+		slot[op->dst] = a ? dcsim_path_walk(a, names, n, 0) : NULL;
+		/*
+		 * A walk returns a positive leaf: the reference it holds keeps
+		 * d_delete() from making it negative (count > 1 unhashes), so
+		 * a negative one was unlinked before the reference was taken
+		 * and legitimised without its d_seq recheck.
+		 */
+		dcsim_explore_assert(!slot[op->dst] || !dcsim_d_is_negative(slot[op->dst]));
+		break;
+	}
 	case SOP_END:
 		break;
 	}
@@ -628,6 +668,17 @@ int dcsim_explore_dcache(const struct dcsim_dput_strategy *strategy, enum dcsim_
 	snprintf(name, sizeof(name), "%s/%s/%s", scn_defs[scn].name, strategy->name,
 		 dcsim_explore_htm_name(opts->htm));
 	sc.name = name;
+	if (scn_defs[scn].latent_unless && !(strategy->flags & scn_defs[scn].latent_unless) &&
+	    (!opts->scenario || strcmp(opts->scenario, name))) {
+		/* A bug the modelled kernel has: run only when asked for by name. */
+		release_spec(arg);
+		free(arg);
+		if (res) {
+			memset(res, 0, sizeof(*res));
+			res->skipped = true;
+		}
+		return 0;
+	}
 	rc = dcsim_explore_run(&sc, opts, res);
 	release_spec(arg);
 	free(arg);

@@ -38,6 +38,7 @@ enum sop_kind {
 	SOP_SET_FLAGS,		/* d_set_flags(slot a, n) */
 	SOP_DPUT_UNOWNED,	/* misuse: dput(slot a) without owning a reference */
 	SOP_CREATE,		/* slot dst = d_alloc(slot a, name) + d_add(positive) */
+	SOP_WALK,		/* slot dst = path_walk(slot a, "x/y"): NULL or positive */
 };
 
 struct sop {
@@ -59,6 +60,12 @@ struct sop {
 #define SET_FLAGS(s, f)		{ SOP_SET_FLAGS, s, 0, f, NULL }
 #define DPUT_UNOWNED(s)		{ SOP_DPUT_UNOWNED, s, 0, 0, NULL }
 #define CREATE(p, nm, d)	{ SOP_CREATE, p, d, 0, nm }
+#define WALK(p, path, d)	{ SOP_WALK, p, d, 0, path }
+
+#define WALK_MAX	4	/* components of a WALK path */
+
+/* Split @path ("a/f") into @names, in @buf.  Return: the number of components. */
+unsigned int dscn_split_path(const char *path, char (*buf)[16], const char **names);
 
 struct dscn;
 
@@ -77,6 +84,13 @@ struct scn_def {
 	void (*check)(const struct dscn *s, const struct dcsim_cache_snapshot *snap);
 	unsigned int warns;		/* misuse warnings expected */
 	bool no_spec;			/* not comparable with the spec (misuse) */
+	/*
+	 * A latent-bug scenario (kernel/corpus/, kind c): it shows a bug
+	 * that the modelled kernel still has, so on a strategy without one
+	 * of these DCSIM_STRATEGY_* flags (the fix) it runs only when
+	 * opts->scenario names it exactly; elsewhere it is skipped.
+	 */
+	unsigned int latent_unless;
 };
 
 /* Every scenario, indexed by enum dcsim_dcache_scenario. */

@@ -578,6 +578,7 @@ int dcsim_checker_diff(const struct dcsim_dput_strategy *s, const struct dcsim_c
 			}
 			res->failures++;
 			res->failed_unit = i;
+			res->first_failure = res->runs;
 			one_line(res->failure, sizeof(res->failure), "diff: seed %" PRIu64 ", HTM %s: %s",
 				 t.seed, config_name(&cfgs[k]), x.err);
 			shrink(&cfgs[k], &t, &x);

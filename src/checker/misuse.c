@@ -177,6 +177,7 @@ int dcsim_checker_misuse(const struct dcsim_dput_strategy *s, const struct dcsim
 	}
 	dcsim_warn_set_quiet(false);
 	res->failures = m.failures;
+	res->first_failure = m.failures ? res->runs : 0;
 	snprintf(res->failure, sizeof(res->failure), "%s", m.first);
 	if (m.failures && !o->quiet) {
 		if (o->replay_prefix)

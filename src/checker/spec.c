@@ -202,6 +202,31 @@ void spec_dput(struct spec *s, uint32_t id)
 	}
 }
 
+/*
+ * dcsim_path_walk(): its ref-walk, whose answer RCU-walk must give (a walk
+ * that RCU-walk completes leaves what ref-walk leaves: the dputs of the
+ * directories behind are not final, their child holds them).  Negative
+ * components end it with ENOENT, after the lookup's reference is dropped.
+ */
+uint32_t spec_walk(struct spec *s, uint32_t start, const char *const *names, unsigned int nr)
+{
+	uint32_t d = start, next;
+
+	spec_dget(s, d);
+	for (unsigned int i = 0; i < nr; i++) {
+		next = spec_lookup(s, d, names[i]);
+		if (next && !(s->d[next].flags & DCSIM_DCACHE_ENTRY_TYPE)) {
+			spec_dput(s, next);
+			next = 0;
+		}
+		spec_dput(s, d);
+		if (!next)
+			return 0;
+		d = next;
+	}
+	return d;
+}
+
 void spec_drop(struct spec *s, uint32_t id)
 {
 	s->d[id].hashed = false;

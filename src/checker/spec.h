@@ -53,6 +53,8 @@ void spec_dget(struct spec *s, uint32_t id);
 uint32_t spec_dget_parent(struct spec *s, uint32_t id);
 void spec_dput(struct spec *s, uint32_t id);
 void spec_drop(struct spec *s, uint32_t id);
+/* dcsim_path_walk() from @start (0: ENOENT); the leaf gets a reference. */
+uint32_t spec_walk(struct spec *s, uint32_t start, const char *const *names, unsigned int nr);
 void spec_delete(struct spec *s, uint32_t id);
 void spec_invalidate(struct spec *s, uint32_t id);
 unsigned long spec_prune(struct spec *s, unsigned long nr);

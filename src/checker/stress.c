@@ -6,8 +6,10 @@
  *   1. build /d0../dD-1, each with a few files, all cached and unused;
  *   2. T threads run random mixes of lookup, dget/dput, dget_parent,
  *      d_alloc+d_add of their own names, d_drop, d_delete, d_invalidate,
- *      DONTCACHE, holding up to a few references across operations, and
- *      the shrinker (dcsim_prune), for a number of operations or seconds;
+ *      DONTCACHE, path walks (RCU-walk, or ref-walk) from the root,
+ *      holding up to a few references across operations, and the
+ *      shrinker (dcsim_prune), for a number of operations or seconds; a
+ *      walk that returns a negative leaf is a failure;
  *   3. join, drop what is held, then dcsim_cache_verify() with exact
  *      reference accounting (only the root's reference is outside);
  *   4. dcsim_shrink_all() must leave only the root, nothing leaked
@@ -34,6 +36,7 @@
 #include <dcsim/checker.h>
 #include <dcsim/dentry.h>
 #include <dcsim/htm.h>
+#include <dcsim/namei.h>
 #include <dcsim/stats.h>
 #include <dcsim/strategy.h>
 #include <dcsim/warn.h>
@@ -53,6 +56,7 @@ struct stress {
 	double seconds;
 	uint64_t seed;
 	atomic_bool stop;
+	atomic_ulong walk_negative;	/* walks that returned a negative leaf */
 };
 
 struct worker {
@@ -90,6 +94,24 @@ static void one_op(struct worker *w)
 	unsigned int op = (unsigned int)(r % 100);
 
 	snprintf(name, sizeof(name), "d%u", (unsigned int)((r >> 8) % NR_DIRS));
+	if (((r >> 48) & 7) == 0) {
+		/* A path walk to a shared or own name: its leaf must be positive. */
+		char leaf[32];
+		const char *path[2] = { name, leaf };
+
+		if ((r >> 16) & 1)
+			snprintf(leaf, sizeof(leaf), "f%u", (unsigned int)((r >> 20) % NR_FILES));
+		else
+			snprintf(leaf, sizeof(leaf), "t%u.%u", w->id, (unsigned int)((r >> 20) % NR_OWN));
+		f = dcsim_path_walk(st->root, path, 2, ((r >> 52) & 3) ? 0 : DCSIM_WALK_REF);
+		if (f && dcsim_d_is_negative(f))
+			atomic_fetch_add(&st->walk_negative, 1);
+		if (f && ((r >> 56) & 1))
+			hold(w, f);
+		else
+			dcsim_dput(f);
+		return;
+	}
 	dir = dcsim_d_lookup(st->root, name);
 	if (!dir)
 		return;		/* dirs are never dropped: only while being pruned */
@@ -293,6 +315,11 @@ int dcsim_checker_stress(const struct dcsim_dput_strategy *s, unsigned int nthre
 			err = 1;
 		}
 		dcsim_cache_snapshot_release(&snap);
+	}
+	if (atomic_load(&st.walk_negative)) {
+		fprintf(out, "dcsim-check: FAIL: stress, strategy %s: %lu path walks returned a "
+			"negative leaf\n", s->name, (unsigned long)atomic_load(&st.walk_negative));
+		err = 1;
 	}
 	dcsim_dput(st.root);
 	dcsim_cache_destroy(st.cache);

@@ -25,6 +25,17 @@
 #include <dcsim/strategy.h>
 #include <dcsim/warn.h>
 
+/* Is scenario @name in the comma-separated @list (NULL: every scenario)? */
+static bool wanted(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = list; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if (!strncmp(p, name, n) && (p[n] == ',' || p[n] == '\0'))
+			return true;
+	return !list;
+}
+
 int dcsim_checker_explore(const struct dcsim_dput_strategy *s, const struct dcsim_checker_opts *o,
 			   struct dcsim_checker_result *res)
 {
@@ -35,7 +46,7 @@ int dcsim_checker_explore(const struct dcsim_dput_strategy *s, const struct dcsi
 	static const unsigned long iters[] = { 60, 250, 2500 };
 	struct dcsim_checker_result local;
 	FILE *out, *prog;
-	unsigned long commits = 0, unit = 0;
+	unsigned long commits = 0, unit = 0, executions = 0;
 	bool one = o && o->scenario;
 
 	if (!res)
@@ -45,6 +56,19 @@ int dcsim_checker_explore(const struct dcsim_dput_strategy *s, const struct dcsi
 		return -EINVAL;
 	out = o->report ? o->report : stdout;
 	prog = o->progress ? o->progress : stderr;
+	for (const char *p = o->scenarios; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
+		int scn = 0;
+
+		while (scn < DCSIM_DSCN_NR &&
+		       (strncmp(p, dcsim_dcache_scenario_name(scn), strcspn(p, ",")) ||
+			strlen(dcsim_dcache_scenario_name(scn)) != strcspn(p, ",")))
+			scn++;
+		if (scn == DCSIM_DSCN_NR) {
+			fprintf(prog, "dcsim-check: explore: no scenario '%.*s'\n", (int)strcspn(p, ","),
+				p);
+			return -EINVAL;
+		}
+	}
 	fprintf(prog, "dcsim-check: explore: %s: %d scenarios, %lu executions each%s\n", s->name,
 		DCSIM_DSCN_NR, iters[o->budget], one ? " (one execution replayed)" : "");
 	dcsim_warn_set_quiet(true);
@@ -55,9 +79,11 @@ int dcsim_checker_explore(const struct dcsim_dput_strategy *s, const struct dcsi
 			for (size_t m = 0; m < DCSIM_ARRAY_SIZE(modes) && !res->failures; m++) {
 				struct dcsim_explore_opts eo;
 				struct dcsim_explore_result r;
-				char pct[48];
+				char pct[48], named[160];
 				int rc;
 
+				if (!wanted(o->scenarios, dcsim_dcache_scenario_name(scn)))
+					continue;
 				if (o->explore_mode &&
 				    strcmp(o->explore_mode, dcsim_explore_mode_name(modes[m])))
 					continue;
@@ -70,6 +96,13 @@ int dcsim_checker_explore(const struct dcsim_dput_strategy *s, const struct dcsi
 				eo.htm = htms[h];
 				eo.abort_permille = 60;
 				eo.quiet = o->quiet;
+				if (o->scenarios && !one) {
+					/* Named: latent-bug scenarios run too. */
+					snprintf(named, sizeof(named), "%s/%s/%s",
+						 dcsim_dcache_scenario_name(scn), s->name,
+						 dcsim_explore_htm_name(htms[h]));
+					eo.scenario = named;
+				}
 				if (one) {
 					/* The replay of one execution. */
 					eo.scenario = o->scenario;
@@ -85,12 +118,15 @@ int dcsim_checker_explore(const struct dcsim_dput_strategy *s, const struct dcsi
 				if (r.skipped)
 					continue;
 				res->runs++;
+				if (!rc)
+					executions += r.executions;
 				if (scn == DCSIM_DSCN_FINAL_DPUTS || scn == DCSIM_DSCN_FINAL_DPUTS_COLD)
 					commits += r.htm_commits;
 				if (!rc)
 					continue;
 				res->failures++;
 				res->failed_unit = unit - 1;
+				res->first_failure = executions + r.first_failure;
 				if (snprintf(res->failure, sizeof(res->failure), "explore %s/%s/%s: %s",
 					 dcsim_dcache_scenario_name(scn), s->name, dcsim_explore_htm_name(htms[h]),
 					 r.failure) < 0)
@@ -120,7 +156,8 @@ int dcsim_checker_explore(const struct dcsim_dput_strategy *s, const struct dcsi
 	}
 	dcsim_warn_set_quiet(false);
 	res->htm_commits = commits;
-	if (!one && !res->failures && (s->flags & DCSIM_STRATEGY_USES_HTM) && !commits &&
+	/* Only the final-put scenarios reach the transaction: a choice of others cannot. */
+	if (!one && !o->scenarios && !res->failures && (s->flags & DCSIM_STRATEGY_USES_HTM) && !commits &&
 	    o->nshards <= 1) {
 		res->failures++;
 		snprintf(res->failure, sizeof(res->failure),

@@ -261,7 +261,7 @@ void dcsim_cache_destroy(struct dcsim_cache *c)
 /* ---- allocation ----------------------------------------------------------- */
 
 /* FNV-1a; the kernel uses full_name_hash() salted by the parent. */
-static uint32_t name_hash(const char *name, size_t len)
+uint32_t d_hash_name(const char *name, size_t len)
 {
 	uint32_t h = 2166136261u;
 
@@ -321,7 +321,7 @@ static struct dcsim_dentry *__d_alloc(struct dcsim_cache *c, const char *name, b
 		d->d_name = ext;
 	}
 	d->d_name_len = (uint32_t)len;
-	d->d_name_hash = name_hash(name, len);
+	d->d_name_hash = d_hash_name(name, len);
 	d->d_cache = c;
 	dcsim_lockref_init(&d->d_lockref, 1);
 	dlist_init(&d->d_lru);
@@ -335,10 +335,13 @@ static struct dcsim_dentry *__d_alloc(struct dcsim_cache *c, const char *name, b
 
 static struct dcsim_inode *inode_alloc(void)
 {
-	struct dcsim_inode *inode = calloc(1, sizeof(*inode));
+	struct dcsim_inode *inode = aligned_alloc(DCSIM_CACHELINE, sizeof(*inode));
 
-	if (inode)
+	if (inode) {
+		memset(inode, 0, sizeof(*inode));
 		dcsim_spin_lock_init(&inode->i_lock);
+		inode->i_magic = DCACHE_INODE_MAGIC;
+	}
 	return inode;
 }
 
@@ -366,8 +369,15 @@ void dentry_unlink_inode(struct dcsim_dentry *d)
 	struct dcsim_inode *inode = READ_ONCE(d->d_inode);
 	uint32_t left;
 
+	/*
+	 * An RCU-walk that read the type (positive) before this must not
+	 * legitimise the dentry after it: the odd d_seq and the bump make its
+	 * recheck fail (fs/namei.c relies on the same write section).
+	 */
+	__d_seq_write_begin(d);
 	__d_clear_flags(d, DCSIM_DCACHE_ENTRY_TYPE);
 	WRITE_ONCE(d->d_inode, NULL);
+	__d_seq_write_end(d);
 	left = READ_ONCE(inode->i_count) - 1;
 	WRITE_ONCE(inode->i_count, left);
 	dcsim_spin_unlock(&inode->i_lock);
@@ -387,8 +397,11 @@ void dentry_clear_inode(struct dcsim_dentry *d)
 	struct dcsim_inode *inode = READ_ONCE(d->d_inode);
 	uint32_t left;
 
+	/* The write section of dentry_unlink_inode() above, for the same readers. */
+	__d_seq_write_begin(d);
 	__d_clear_flags(d, DCSIM_DCACHE_ENTRY_TYPE);
 	WRITE_ONCE(d->d_inode, NULL);
+	__d_seq_write_end(d);
 	left = READ_ONCE(inode->i_count) - 1;
 	WRITE_ONCE(inode->i_count, left);
 	if (!left)
@@ -662,6 +675,50 @@ void dcsim_d_delete(struct dcsim_dentry *d)
 
 /* ---- lookup and references ---------------------------------------------- */
 
+/* The chain from @d on (RCU read side): the first match, as __d_lookup_rcu(). */
+static struct dcsim_dentry *d_hash_match(struct dcsim_dentry *d, struct dcsim_dentry *parent,
+					 const char *name, uint32_t len, uint32_t hash,
+					 uint32_t *seqp)
+{
+	/* Acquire: a dentry found through the chain is seen initialised (__d_rehash()). */
+	for (; d; d = smp_load_acquire(&d->d_hash.next)) {
+		/* raw_seqcount_begin(): the checks below come after the sample. */
+		uint32_t seq = d_seq_raw_begin(d);
+
+		if (READ_ONCE(d->d_parent) != parent)
+			continue;
+		if (d_unhashed(d))
+			continue;
+		if (READ_ONCE(d->d_name_hash) != hash || READ_ONCE(d->d_name_len) != len)
+			continue;
+		/* Name bytes are immutable while the dentry is reachable (no rename). */
+		if (memcmp(d->d_name, name, len))
+			continue;
+		*seqp = seq;
+		return d;
+	}
+	return NULL;
+}
+
+/*
+ * models fs/dcache.c:__d_lookup_rcu(); the caller is in an RCU read section
+ * (which keeps every dentry of the chain from being freed) and holds no
+ * reference on @parent necessarily: RCU-walk (namei.c) calls it on a parent
+ * it only sampled.  @len and @hash are those of @name (d_hash_name()).
+ * The "__" is the caller's RCU read lock.
+ * Return: the hashed child, unreferenced, with its d_seq sample in *@seqp;
+ * the caller legitimises it (d_seq_retry() after lockref_get_not_dead())
+ * or checks its parent's d_seq before trusting the match.  NULL: no match.
+ */
+struct dcsim_dentry *__d_lookup_rcu(struct dcsim_dentry *parent, const char *name, uint32_t len,
+				    uint32_t hash, uint32_t *seqp)
+{
+	struct dcache_bucket *b = d_hash_bucket(parent->d_cache, parent, hash);
+
+	/* rcu_dereference() of the chain head: pairs with __d_rehash()'s release. */
+	return d_hash_match(smp_load_acquire(&b->first), parent, name, len, hash, seqp);
+}
+
 /*
  * models fs/dcache.c:__d_lookup_rcu() followed by the legitimize step of
  * fs/namei.c (lockref_get_not_dead() + read_seqcount_retry()).
@@ -669,49 +726,39 @@ void dcsim_d_delete(struct dcsim_dentry *d)
 struct dcsim_dentry *dcsim_d_lookup(struct dcsim_dentry *parent, const char *name)
 {
 	struct dcsim_cache *c = parent->d_cache;
-	struct dcache_bucket *b;
 	struct dcsim_dentry *d;
 	uint32_t hash, len, seq;
 
 	if (WARN_ON_ONCE(!dcache_alive(c)) || !name)
 		return NULL;
 	len = (uint32_t)strlen(name);
-	hash = name_hash(name, len);
-	b = d_hash_bucket(c, parent, hash);
+	hash = d_hash_name(name, len);
 	dstat_inc(c, DCSIM_CS_LOOKUP);
 	dcsim_rcu_read_lock();
-again:
-	for (d = smp_load_acquire(&b->first); d; d = smp_load_acquire(&d->d_hash.next)) {
-		seq = READ_ONCE(d->d_seq);
-		/* raw_seqcount_begin(): the checks below come after the sample. */
-		smp_rmb();
-		if (READ_ONCE(d->d_parent) != parent)
+	d = __d_lookup_rcu(parent, name, len, hash, &seq);
+	while (d) {
+		/* Being killed: as good as not there; a live namesake may follow. */
+		if (!dcsim_lockref_get_not_dead(&d->d_lockref)) {
+			d = d_hash_match(smp_load_acquire(&d->d_hash.next), parent, name, len,
+					 hash, &seq);
 			continue;
-		if (d_unhashed(d))
-			continue;
-		if (READ_ONCE(d->d_name_hash) != hash || READ_ONCE(d->d_name_len) != len)
-			continue;
-		/* Name bytes are immutable while the dentry is reachable. */
-		if (memcmp(d->d_name, name, len))
-			continue;
-		if (!dcsim_lockref_get_not_dead(&d->d_lockref))
-			continue;	/* being killed: as good as not there */
+		}
 		/*
 		 * The reference is ours; if d_seq moved since the sample the
-		 * dentry was unhashed after we matched it, so the match is stale.
+		 * dentry was unhashed (or its inode changed) after we matched
+		 * it, so the match is stale: look again from the chain's head.
 		 */
-		smp_rmb();
-		if (READ_ONCE(d->d_seq) != seq) {
-			dcache_cover(DCSIM_COVER_LOOKUP_RETRY);
+		if (!d_seq_retry(d, seq)) {
 			dcsim_rcu_read_unlock();
-			dcsim_dput(d);
-			dstat_inc(c, DCSIM_CS_LOOKUP_RETRY);
-			dcsim_rcu_read_lock();
-			goto again;
+			dstat_inc(c, DCSIM_CS_LOOKUP_HIT);
+			return d;
 		}
+		dcache_cover(DCSIM_COVER_LOOKUP_RETRY);
 		dcsim_rcu_read_unlock();
-		dstat_inc(c, DCSIM_CS_LOOKUP_HIT);
-		return d;
+		dcsim_dput(d);
+		dstat_inc(c, DCSIM_CS_LOOKUP_RETRY);
+		dcsim_rcu_read_lock();
+		d = __d_lookup_rcu(parent, name, len, hash, &seq);
 	}
 	dcsim_rcu_read_unlock();
 	return NULL;

@@ -6,6 +6,7 @@
  */
 
 #include <stdint.h>
+#include <string.h>
 
 #include "dcache.h"
 
@@ -36,6 +37,10 @@ static const char *const cover_names[DCSIM_COVER_NR] = {
 	[DCSIM_COVER_HTM_KILL] = "htm_kill",
 	[DCSIM_COVER_HTM_BADCOUNT] = "htm_badcount",
 	[DCSIM_COVER_HTM_NOTREF] = "htm_notref",
+	[DCSIM_COVER_WALK_RCU_MISS] = "walk_rcu_miss",
+	[DCSIM_COVER_WALK_RCU_SEQ] = "walk_rcu_seq",
+	[DCSIM_COVER_WALK_RCU_DEAD] = "walk_rcu_dead",
+	[DCSIM_COVER_WALK_RCU_LEGIT] = "walk_rcu_legit",
 };
 
 const char *dcsim_dcache_cover_name(enum dcsim_dcache_cover label)
@@ -43,6 +48,30 @@ const char *dcsim_dcache_cover_name(enum dcsim_dcache_cover label)
 	if ((unsigned int)label >= DCSIM_COVER_NR)
 		return NULL;
 	return cover_names[label];
+}
+
+/* The faults by name: "husk-freed-early" (dcsim-check --fault, kernel/corpus/). */
+static const char *const fault_names[DCSIM_DCACHE_FAULT_NR] = {
+	[DCSIM_DCACHE_FAULT_NONE] = "none",
+	[DCSIM_DCACHE_FAULT_HUSK_FREED_EARLY] = "husk-freed-early",
+	[DCSIM_DCACHE_FAULT_WALK_NO_SEQ_RECHECK] = "walk-no-seq-recheck",
+	[DCSIM_DCACHE_FAULT_LRU_ACCOUNTING] = "89dc77bcdabf-lru-accounting",
+	[DCSIM_DCACHE_FAULT_SHRINK_ALL_RECOUNT] = "shrink-dcache-sb-unused-count",
+};
+
+const char *dcsim_dcache_fault_name(enum dcsim_dcache_fault fault)
+{
+	if ((unsigned int)fault >= DCSIM_DCACHE_FAULT_NR)
+		return NULL;
+	return fault_names[fault];
+}
+
+int dcsim_dcache_fault_lookup(const char *name)
+{
+	for (int i = 0; i < DCSIM_DCACHE_FAULT_NR; i++)
+		if (fault_names[i] && !strcmp(fault_names[i], name))
+			return i;
+	return -1;
 }
 
 #if DCSIM_CHECK

@@ -79,11 +79,19 @@ struct dcsim_cache {
  * after a grace period: lock_for_kill() and shrink_lock_dentry() lock an
  * inode they read under d_lock after dropping d_lock, under RCU.
  */
+/*
+ * Cache-line aligned, with i_magic set while allocated: the explorer's RCU
+ * model tells a queued inode apart by both (describe.c) and poisons it
+ * until its grace period is over, as it does a freed dentry.
+ */
 struct dcsim_inode {
 	dcsim_spinlock_t i_lock;
 	uint32_t i_count;		/* dentries whose d_inode is this; under i_lock */
-	struct dcsim_rcu_head i_rcu;
-};
+	struct dcsim_rcu_head i_rcu;	/* 8 bytes past a 16-byte boundary */
+	uint32_t i_magic;		/* DCACHE_INODE_MAGIC */
+} dcsim_cacheline_aligned;
+
+#define DCACHE_INODE_MAGIC	0x1d0de5ffu
 
 /* ---- small helpers -------------------------------------------------------- */
 
@@ -221,6 +229,67 @@ static inline void d_release(struct dcsim_dentry *d)
 		op->d_release(d);
 }
 
+/*
+ * ---- d_seq: the dentry's seqcount (include/linux/seqlock.h) -------------
+ *
+ * Writers hold d_lock.  __d_drop() adds 2 (write_seqcount_invalidate():
+ * whoever matched the dentry before the unhash must not trust the match);
+ * dentry_unlink_inode() makes it odd while the type and d_inode change and
+ * even again after (raw_write_seqcount_begin()/end()).  Readers are the
+ * RCU lookups: they sample, read what the sample guards, and recheck.
+ */
+
+/*
+ * models raw_seqcount_begin(): a sample with the low bit cleared, so that a
+ * sample taken inside a write section can never pass d_seq_retry(); used in
+ * hash chains, where waiting for a writer is not worth it.
+ */
+static inline uint32_t d_seq_raw_begin(struct dcsim_dentry *d)
+{
+	uint32_t seq = READ_ONCE(d->d_seq);
+
+	/* The fields this sample guards are read after it (pairs with the writers' wmb). */
+	smp_rmb();
+	return seq & ~1u;
+}
+
+/* models read_seqcount_begin(): wait out a write section, then sample. */
+static inline uint32_t d_seq_begin(struct dcsim_dentry *d)
+{
+	uint32_t seq;
+
+	/* Odd: d_inode and the type are changing under d_lock; it ends soon. */
+	while (unlikely((seq = READ_ONCE(d->d_seq)) & 1))
+		cpu_relax();
+	/* As in d_seq_raw_begin(): what the sample guards is read after it. */
+	smp_rmb();
+	return seq;
+}
+
+/* models read_seqcount_retry(): true if @d was written since @seq was sampled. */
+static inline bool d_seq_retry(struct dcsim_dentry *d, uint32_t seq)
+{
+	/* The reads the sample guarded are complete before d_seq is read again. */
+	smp_rmb();
+	return unlikely(READ_ONCE(d->d_seq) != seq);
+}
+
+/* models raw_write_seqcount_begin(); d_lock held. */
+static inline void __d_seq_write_begin(struct dcsim_dentry *d)
+{
+	WRITE_ONCE(d->d_seq, READ_ONCE(d->d_seq) + 1);
+	/* Odd before the guarded stores: a reader that sees them sees odd or later. */
+	smp_wmb();
+}
+
+/* models raw_write_seqcount_end(); d_lock held. */
+static inline void __d_seq_write_end(struct dcsim_dentry *d)
+{
+	/* The guarded stores before the even value: a reader that sees it sees them. */
+	smp_wmb();
+	WRITE_ONCE(d->d_seq, READ_ONCE(d->d_seq) + 1);
+}
+
 /* ---- lists (every pointer store through WRITE_ONCE) ---------------------- */
 
 static inline void dlist_init(struct dcsim_list_head *h)
@@ -306,6 +375,9 @@ void d_lru_del(struct dcsim_dentry *d);
 void d_shrink_add(struct dcsim_dentry *d, struct dcsim_list_head *list);
 void d_shrink_del(struct dcsim_dentry *d);
 void __d_drop(struct dcsim_dentry *d);
+uint32_t d_hash_name(const char *name, size_t len);
+struct dcsim_dentry *__d_lookup_rcu(struct dcsim_dentry *parent, const char *name, uint32_t len,
+				    uint32_t hash, uint32_t *seqp);
 void dentry_unlist(struct dcsim_dentry *d, struct dcsim_dentry *parent);
 void dentry_free(struct dcsim_dentry *d);
 void dentry_unlink_inode(struct dcsim_dentry *d);

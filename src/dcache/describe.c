@@ -141,9 +141,40 @@ static void *dentry_rcu_object(struct dcsim_rcu_head *head, size_t *size)
 	return b;
 }
 
+/*
+ * The inode a head belongs to, or NULL: dentry_unlink_inode() queues
+ * &inode->i_rcu when the last alias leaves it (i_count 0).  Told apart as
+ * a dentry is, by its alignment first (i_rcu sits 8 bytes into a 64-byte
+ * aligned inode, so no head at the start of a malloc() block passes), then
+ * by its magic.
+ */
+_Static_assert(offsetof(struct dcsim_inode, i_rcu) % 16 == 8,
+	       "i_rcu 8 bytes past a 16-byte boundary (see inode_rcu_object())");
+
+static void *inode_rcu_object(struct dcsim_rcu_head *head, size_t *size)
+{
+	char *b = (char *)head - offsetof(struct dcsim_inode, i_rcu);
+	const struct dcsim_inode *inode = (const struct dcsim_inode *)(void *)b;
+
+	if ((uintptr_t)b % DCSIM_CACHELINE ||
+	    __atomic_load_n(&inode->i_magic, __ATOMIC_RELAXED) != DCACHE_INODE_MAGIC ||
+	    __atomic_load_n(&inode->i_count, __ATOMIC_RELAXED))
+		return NULL;
+	*size = sizeof(struct dcsim_inode);
+	return b;
+}
+
+/* A freed dentry or inode: the two objects the model frees through RCU. */
+static void *dcache_rcu_object(struct dcsim_rcu_head *head, size_t *size)
+{
+	void *o = dentry_rcu_object(head, size);
+
+	return o ? o : inode_rcu_object(head, size);
+}
+
 static const struct dcsim_explore_describer dentry_describer = {
 	.describe = dentry_describe,
-	.rcu_object = dentry_rcu_object,
+	.rcu_object = dcache_rcu_object,
 	.exec_begin = names_forget,
 };
 

@@ -38,5 +38,5 @@ const struct dcsim_dput_strategy dcsim_dput_retain_htm_strategy = {
 	.description = "6.8+ dput() plus a transaction for the final put of an unreferenced LRU dentry (series v3)",
 	.dput = dput_retain_htm,
 	.retain_style = DCSIM_RETAIN_LRU_THEN_REFERENCED,
-	.flags = DCSIM_STRATEGY_USES_HTM,
+	.flags = DCSIM_STRATEGY_USES_HTM | DCSIM_STRATEGY_LOCK_FOR_KILL,
 };

@@ -227,4 +227,5 @@ const struct dcsim_dput_strategy dcsim_dput_retain_strategy = {
 	.description = "6.8+ dput(): lockless retain_dentry(), lock_for_kill(), parent locked after the kill",
 	.dput = dput_retain,
 	.retain_style = DCSIM_RETAIN_LRU_THEN_REFERENCED,
+	.flags = DCSIM_STRATEGY_LOCK_FOR_KILL,
 };

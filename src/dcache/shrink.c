@@ -34,7 +34,8 @@ static void d_lru_shrink_move(struct dcsim_dentry *d, struct dcsim_list_head *li
 	__d_set_flags(d, DCSIM_DCACHE_SHRINK_LIST);
 	dlist_move(&d->d_lru, list);
 	dstat_inc(c, DCSIM_CS_LRU_DEL);
-	dstat_add(c, DCSIM_CS_NR_LRU, -1);
+	if (!dcache_faulty(DCSIM_DCACHE_FAULT_LRU_ACCOUNTING))
+		dstat_add(c, DCSIM_CS_NR_LRU, -1);
 }
 
 /*
@@ -84,9 +85,27 @@ static bool shrink_lock_dentry(struct dcsim_dentry *d)
 		d_unlock(d);
 		dcsim_spin_lock(&inode->i_lock);
 		d_lock(d);
-		/* In use again, or a new inode: somebody had grabbed it. */
-		if (unlikely(d_cnt(d)) || unlikely(READ_ONCE(d->d_inode) != inode))
+		if (d->d_cache->strategy->flags & DCSIM_STRATEGY_LOCK_FOR_KILL) {
+			/*
+			 * 6.8+ lock_for_kill() (339e9e13530b): a new inode (a
+			 * d_delete() made it negative meanwhile) is no sign of a
+			 * user; lock the one it has now, if any.
+			 */
+			while (unlikely(READ_ONCE(d->d_inode) != inode)) {
+				dcsim_spin_unlock(&inode->i_lock);
+				inode = READ_ONCE(d->d_inode);
+				if (!inode)
+					break;
+				d_unlock(d);
+				dcsim_spin_lock(&inode->i_lock);
+				d_lock(d);
+			}
+			if (unlikely(d_cnt(d)))
+				goto out;
+		} else if (unlikely(d_cnt(d)) || unlikely(READ_ONCE(d->d_inode) != inode)) {
+			/* 6.1: in use again, or a new inode: somebody had grabbed it. */
 			goto out;
+		}
 	}
 	if (IS_ROOT(d))
 		return true;
@@ -199,6 +218,7 @@ unsigned long dcache_shrink_all(struct dcsim_cache *c)
 
 	do {
 		unsigned int batch = 1024;
+		long moved = 0;
 
 		dlist_init(&dispose);
 		dcsim_spin_lock(&c->lru_lock);
@@ -213,7 +233,11 @@ unsigned long dcache_shrink_all(struct dcsim_cache *c)
 			}
 			d_lru_shrink_move(d, &dispose);
 			d_unlock(d);
+			moved++;
 		}
+		/* The planted fault: d_lru_shrink_move() counted them already. */
+		if (dcache_faulty(DCSIM_DCACHE_FAULT_SHRINK_ALL_RECOUNT))
+			dstat_add(c, DCSIM_CS_NR_LRU, -moved);
 		dcsim_spin_unlock(&c->lru_lock);
 		killed += shrink_dentry_list(c, &dispose);
 		dcsim_spin_lock(&c->lru_lock);

@@ -147,13 +147,32 @@ void explore_schedule(struct lthread *lt, enum dcsim_access acc,
 	pthread_mutex_unlock(&ex.lock);
 }
 
+/*
+ * dcsim_access_observer_set()'s observer.  Read relaxed: an access made
+ * while another thread installs it may or may not be seen, and the caller
+ * (dcsim-bench --sharing) installs it before it starts the threads it
+ * watches, whose creation orders the store before their accesses.
+ */
+static dcsim_access_observer_fn *access_observer;
+
+dcsim_access_observer_fn *dcsim_access_observer_set(dcsim_access_observer_fn *fn)
+{
+	return __atomic_exchange_n(&access_observer, fn, __ATOMIC_ACQ_REL);
+}
+
 void dcsim_sched_point(enum dcsim_access acc, const volatile void *addr,
 		       unsigned int size, const char *func, int line)
 {
 	struct lthread *lt = explore_lt;
 
-	if (dcsim_likely(!lt))
+	if (dcsim_likely(!lt)) {
+		dcsim_access_observer_fn *fn = __atomic_load_n(&access_observer,
+								__ATOMIC_RELAXED);
+
+		if (dcsim_unlikely(fn))
+			fn(acc, addr, size);
 		return;
+	}
 	explore_wm_restore(lt);
 	if (lt->txn.active) {
 		if (ex.o.htm != DCSIM_EXPLORE_HTM_CONFLICTS || acc == DCSIM_ACC_SPIN) {

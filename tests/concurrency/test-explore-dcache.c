@@ -27,7 +27,7 @@
 
 /*
  * Which labels each built-in strategy's own code can reach: the shrinker,
- * husk and lookup paths are common; the kill differs by era (3.x retry,
+ * husk, lookup and RCU-walk paths are common; the kill differs by era (3.x retry,
  * 4.17+ __lock_parent(), 6.8 lock_for_kill()), and the abort codes by
  * transaction.  A registered user strategy is gated on the union only.
  */
@@ -36,7 +36,9 @@
 		 1ull << DCSIM_COVER_SHRINK_BUSY | 1ull << DCSIM_COVER_RELOCK |			\
 		 1ull << DCSIM_COVER_LRU_SKIP | 1ull << DCSIM_COVER_LRU_BUSY |			\
 		 1ull << DCSIM_COVER_SHRINK_PARENT_WAIT | 1ull << DCSIM_COVER_SHRINK_PARENT_VICTIM | \
-		 1ull << DCSIM_COVER_LOOKUP_RETRY | 1ull << DCSIM_COVER_DGET_PARENT_SLOW)
+		 1ull << DCSIM_COVER_LOOKUP_RETRY | 1ull << DCSIM_COVER_DGET_PARENT_SLOW |		\
+		 1ull << DCSIM_COVER_WALK_RCU_MISS | 1ull << DCSIM_COVER_WALK_RCU_SEQ |		\
+		 1ull << DCSIM_COVER_WALK_RCU_DEAD | 1ull << DCSIM_COVER_WALK_RCU_LEGIT)
 #define KILL_3X	(1ull << DCSIM_COVER_KILL_RETRY | 1ull << DCSIM_COVER_KILL_INODE_SLOW)
 #define KILL_417 (1ull << DCSIM_COVER_KILL_LOCK_PARENT | 1ull << DCSIM_COVER_KILL_KEPT |	\
 		  1ull << DCSIM_COVER_KILL_INODE_SLOW)

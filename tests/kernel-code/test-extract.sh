@@ -21,6 +21,8 @@ top=$(sed -n 's/^top[ \t]*//p' "$tree")
 tar -xJf "$big" --occurrence=1 -C "$tmp" "$top/fs/dcache.c" "$top/lib/lockref.c" || fail "cannot unpack $big"
 tarball=$tmp/small.tar
 tar -cf "$tarball" -C "$tmp" "$top" || fail "cannot pack $tarball"
+# The member cache (kernel-code/tarball_cache.py) lives and dies with $tmp.
+export DCSIM_KC_CACHE="$tmp/cache"
 
 # run WANT-RC OUT ARGS...
 run() {
@@ -33,6 +35,13 @@ run() {
 
 run 0 "$tmp/o" --patch "$dir/retain-dontcache-first.patch"
 h=$tmp/out/kp-dcache.h
+# The first run filled the cache with the verbatim members, never with
+# patched text; a run without the cache writes the same extraction.
+cmp -s "$tmp/cache"/*/"$top/fs/dcache.c" "$tmp/$top/fs/dcache.c" ||
+	fail "the cache does not hold the tarball's fs/dcache.c as it is"
+cp "$h" "$tmp/cached.h"
+(DCSIM_KC_CACHE=off; run 0 "$tmp/o" --patch "$dir/retain-dontcache-first.patch") || exit 1
+cmp -s "$h" "$tmp/cached.h" || fail "the extraction differs with and without the cache"
 grep -q "no need to ask ->d_delete() then" "$h" || fail "the patched line is not in the extraction"
 grep -q "with retain-dontcache-first.patch" "$h" || fail "the header does not name the patch"
 # retain_dentry() starts at the same line before and after (the patch is inside it).

@@ -17,6 +17,7 @@
 
 #include <dcsim/cache.h>
 #include <dcsim/htm.h>
+#include <dcsim/namei.h>
 #include <dcsim/strategy.h>
 #include <dcsim/warn.h>
 
@@ -591,6 +592,90 @@ static void test_link(void **state)
 	for_each_strategy(case_link);
 }
 
+/* ---- path walk ----------------------------------------------------------- */
+
+/*
+ * root/d/a/{f, n (negative)}, d held as the cwd: RCU-walk finds f with the
+ * leaf's reference only; misses and negative components are ENOENT after
+ * the ref-walk fallback, with no reference left; --ref-walk gives the same.
+ */
+static void case_walk(const struct dcsim_dput_strategy *s)
+{
+	struct dcsim_cache_config cfg = { .strategy = s };
+	struct dcsim_cache *c = dcsim_cache_create(&cfg);
+	struct dcsim_dentry *root = dcsim_d_alloc_root(c, "/");
+	struct dcsim_dentry *d = dcsim_d_alloc(root, "d");
+	struct dcsim_dentry *a, *f, *n, *got;
+	const char *af[] = { "a", "f" }, *an[] = { "a", "n" }, *nf[] = { "a", "n", "x" };
+	const char *ax[] = { "a", "x" }, *bad[] = { "a", NULL };
+	int32_t a_count;
+
+	dcsim_d_add(d, true);
+	a = dcsim_d_alloc(d, "a");
+	dcsim_d_add(a, true);
+	f = dcsim_d_alloc(a, "f");
+	dcsim_d_add(f, true);
+	n = dcsim_d_alloc(a, "n");
+	dcsim_d_add(n, false);
+	dcsim_dput(f);
+	dcsim_dput(n);
+	dcsim_dput(a);
+	a_count = dcsim_d_count(a);
+
+	for (unsigned int flags = 0; flags <= DCSIM_WALK_REF; flags++) {
+		int64_t rcu0 = stat_of(c, DCSIM_CS_WALK_RCU), unlazy0 = stat_of(c, DCSIM_CS_WALK_UNLAZY);
+
+		got = dcsim_path_walk(d, af, 2, flags);
+		assert_ptr_equal(got, f);
+		assert_int_equal(dcsim_d_count(f), 1);
+		assert_int_equal(dcsim_d_count(a), a_count);	/* no reference kept on a */
+		assert_int_equal(stat_of(c, DCSIM_CS_WALK_RCU) - rcu0, flags ? 0 : 1);
+		{
+			struct dcsim_held_ref held[] = { { root, 1 }, { d, 1 }, { f, 1 } };
+
+			check_cache(c, held, 3);
+		}
+		dcsim_dput(got);
+
+		errno = 0;
+		assert_null(dcsim_path_walk(d, ax, 2, flags));	/* missing leaf */
+		assert_int_equal(errno, ENOENT);
+		errno = 0;
+		assert_null(dcsim_path_walk(d, an, 2, flags));	/* negative leaf */
+		assert_int_equal(errno, ENOENT);
+		errno = 0;
+		assert_null(dcsim_path_walk(d, nf, 3, flags));	/* negative directory */
+		assert_int_equal(errno, ENOENT);
+		/* Each of the three gave up in RCU-walk and was answered by ref-walk. */
+		assert_int_equal(stat_of(c, DCSIM_CS_WALK_UNLAZY) - unlazy0, flags ? 0 : 3);
+		assert_int_equal(dcsim_d_count(a), a_count);
+		assert_int_equal(dcsim_d_count(n), 0);
+	}
+	got = dcsim_path_walk(d, NULL, 0, 0);		/* no component: the start */
+	assert_ptr_equal(got, d);
+	dcsim_dput(got);
+	errno = 0;
+	assert_null(dcsim_path_walk(d, bad, 2, 0));
+	assert_int_equal(errno, EINVAL);
+	errno = 0;
+	assert_null(dcsim_path_walk(d, af, 2, 0x80));
+	assert_int_equal(errno, EINVAL);
+	{
+		struct dcsim_held_ref held[] = { { root, 1 }, { d, 1 } };
+
+		check_cache(c, held, 2);
+	}
+	dcsim_dput(d);
+	dcsim_dput(root);
+	dcsim_cache_destroy(c);
+}
+
+static void test_walk(void **state)
+{
+	(void)state;
+	for_each_strategy(case_walk);
+}
+
 /* ---- snapshot ------------------------------------------------------------ */
 
 struct deltas {
@@ -721,6 +806,7 @@ int main(void)
 		cmocka_unit_test(test_invalidate),
 		cmocka_unit_test(test_refs),
 		cmocka_unit_test(test_link),
+		cmocka_unit_test(test_walk),
 		cmocka_unit_test(test_snapshot),
 	};
 

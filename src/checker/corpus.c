@@ -1,0 +1,495 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The corpus runner (dcsim_checker_corpus()): the upstream bugs of
+ * kernel/corpus/ put through the suites, one row per bug.
+ *
+ * An entry is a .bug file (kernel/corpus/README.md).  The runner reads from
+ * it what to run and what to expect, and nothing else: no entry has code
+ * of its own here.
+ *
+ *   strategies:  the strategies that carry the bug (default for kind (a):
+ *                the variant <tree>-<name>, k61-htm-<name> after the HTM
+ *                series, which a plugin registers, kernel-code/corpus-plugin.c)
+ *   fixed:       kind (c): the strategies with the fix, which must pass
+ *   suites:      diff, misuse, stress, explore or explore:SCN,SCN,...
+ *   plant:       a model fault to plant (dcsim_dcache_fault_lookup())
+ *   budget:      quick, default or soak: the entry's own, when its bug
+ *                needs more executions than the run's budget gives
+ *   expect:      caught, pass, expected-fail or missed
+ *
+ * Each (strategy, suite) runs in a child process, so that a bug which
+ * crashes the process is a failure seen, not the end of the run; an alarm
+ * turns a hang outside the explorer (whose watchdog sees its own) into one
+ * too.  The child's report goes to a temporary file: its "replay:" line is
+ * the row's, the rest is copied to opts->report.
+ */
+
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <dcsim/checker.h>
+#include <dcsim/dcache-cover.h>
+#include <dcsim/strategy.h>
+
+#define FIELD_LEN	512
+#define MAX_RUNS	24
+/* One run of a suite on a strategy, at most; a hang beyond it is a failure. */
+#define RUN_TIMEOUT_S	300
+/* Lines of a failing run's report copied to opts->report. */
+#define REPORT_LINES	40
+
+struct bug {
+	char name[128];
+	char commit[FIELD_LEN], class[FIELD_LEN], kind[FIELD_LEN], tree[FIELD_LEN];
+	char after[FIELD_LEN], expect[FIELD_LEN], needs[FIELD_LEN];
+	char strategies[FIELD_LEN], fixed[FIELD_LEN], suites[FIELD_LEN], plant[FIELD_LEN];
+	char budget[FIELD_LEN];
+};
+
+struct run {
+	const char *strategy;
+	char suite[FIELD_LEN];
+	bool fixed;			/* the strategy with the fix: must pass */
+	int outcome;			/* 0 passed, 1 failed, 2 error */
+	char why[256];			/* what failed, one line */
+	char replay[1024];
+	unsigned long first;		/* struct dcsim_checker_result.first_failure */
+	double seconds;
+};
+
+/* The field @key of @b, or NULL for one the runner does not read. */
+static char *field(struct bug *b, const char *key)
+{
+	static const struct {
+		const char *key;
+		size_t off;
+	} map[] = {
+		{ "commit", offsetof(struct bug, commit) },
+		{ "class", offsetof(struct bug, class) },
+		{ "kind", offsetof(struct bug, kind) },
+		{ "tree", offsetof(struct bug, tree) },
+		{ "after", offsetof(struct bug, after) },
+		{ "expect", offsetof(struct bug, expect) },
+		{ "needs", offsetof(struct bug, needs) },
+		{ "strategies", offsetof(struct bug, strategies) },
+		{ "fixed", offsetof(struct bug, fixed) },
+		{ "suites", offsetof(struct bug, suites) },
+		{ "plant", offsetof(struct bug, plant) },
+		{ "budget", offsetof(struct bug, budget) },
+	};
+
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (!strcmp(map[i].key, key))
+			return (char *)b + map[i].off;
+	return NULL;
+}
+
+static int read_bug(const char *dir, const char *file, struct bug *b)
+{
+	char path[1024], line[2048];
+	FILE *f;
+
+	memset(b, 0, sizeof(*b));
+	snprintf(b->name, sizeof(b->name), "%.*s", (int)(strlen(file) - 4), file);
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':'), *v, *dst;
+
+		if (line[0] == '#' || !colon)
+			continue;
+		*colon = '\0';
+		dst = field(b, line);
+		if (!dst || *dst)
+			continue;	/* not the runner's, or given twice (check-corpus.sh says so) */
+		for (v = colon + 1; *v == ' ' || *v == '\t'; v++)
+			;
+		v[strcspn(v, "\n")] = '\0';
+		snprintf(dst, FIELD_LEN, "%s", v);
+	}
+	fclose(f);
+	return 0;
+}
+
+/* Run @suite on @s in this process.  Return: as the suite. */
+static int suite_run(const char *suite, const struct dcsim_dput_strategy *s,
+		     struct dcsim_checker_opts *o, struct dcsim_checker_result *res)
+{
+	if (!strcmp(suite, "diff"))
+		return dcsim_checker_diff(s, o, res);
+	if (!strcmp(suite, "misuse"))
+		return dcsim_checker_misuse(s, o, res);
+	if (!strcmp(suite, "stress"))
+		return dcsim_checker_stress(s, 0, 0, 0, o, res);
+	if (!strcmp(suite, "explore"))
+		return dcsim_checker_explore(s, o, res);
+	if (!strncmp(suite, "explore:", 8)) {
+		o->scenarios = suite + 8;
+		return dcsim_checker_explore(s, o, res);
+	}
+	return -EINVAL;
+}
+
+/* The last "replay: " line of @f into @out, without the prefix. */
+static void find_replay(FILE *f, char *out, size_t len)
+{
+	char line[2048];
+
+	rewind(f);
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "replay: ", 8)) {
+			line[strcspn(line, "\n")] = '\0';
+			snprintf(out, len, "%.1000s", line + 8);
+		}
+}
+
+static void copy_report(FILE *from, FILE *to, const struct bug *b, const struct run *r)
+{
+	char line[2048];
+	unsigned int n = 0;
+
+	fprintf(to, "---- corpus %s: %s on %s%s%s ----\n", b->name, r->suite, r->strategy,
+		b->plant[0] ? ", fault " : "", b->plant);
+	rewind(from);
+	while (fgets(line, sizeof(line), from)) {
+		if (n++ < REPORT_LINES)
+			fputs(line, to);
+		else if (!strncmp(line, "replay: ", 8))
+			fputs(line, to);
+	}
+	if (n > REPORT_LINES)
+		fprintf(to, "(%u more lines of the report cut)\n", n - REPORT_LINES);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void run_one(const struct bug *b, struct run *r, const struct dcsim_dput_strategy *s,
+		    int fault, const struct dcsim_checker_opts *o0)
+{
+	struct dcsim_checker_result res;
+	char prefix[700];
+	FILE *rep = tmpfile();
+	double t0 = now();
+	int p[2], status;
+	pid_t pid;
+
+	r->outcome = 2;
+	if (!rep || pipe(p)) {
+		snprintf(r->why, sizeof(r->why), "%s", strerror(errno));
+		if (rep)
+			fclose(rep);
+		return;
+	}
+	snprintf(prefix, sizeof(prefix), "%.400s --strategy %.100s%s%.60s%s%.10s",
+		 o0->replay_prefix ? o0->replay_prefix : "dcsim-check", s->name,
+		 fault > 0 ? " --fault " : "", fault > 0 ? b->plant : "",
+		 b->budget[0] ? " --budget " : "", b->budget);
+	fflush(stdout);
+	fflush(stderr);
+	fflush(o0->report ? o0->report : stdout);
+	pid = fork();
+	if (pid < 0) {
+		snprintf(r->why, sizeof(r->why), "fork: %s", strerror(errno));
+		fclose(rep);
+		close(p[0]);
+		close(p[1]);
+		return;
+	}
+	if (pid == 0) {
+		struct dcsim_checker_opts o = *o0;
+		int rc;
+
+		if (b->budget[0])
+			dcsim_checker_budget_parse(b->budget, &o.budget);
+		close(p[0]);
+		/* The explorer writes its part of a report to fd 2 itself. */
+		dup2(fileno(rep), 2);
+		alarm(RUN_TIMEOUT_S);
+		o.report = stderr;
+		o.progress = stderr;
+		o.quiet = false;
+		o.replay_prefix = prefix;
+		if (fault > 0)
+			dcsim_dcache_set_fault(fault);
+		memset(&res, 0, sizeof(res));
+		rc = suite_run(r->suite, s, &o, &res);
+		if (rc >= 0)
+			fprintf(stderr, "replay: %s --suites %s%s%s\n", prefix,
+				strncmp(r->suite, "explore:", 8) ? r->suite : "explore",
+				strncmp(r->suite, "explore:", 8) ? "" : " --scenarios ",
+				strncmp(r->suite, "explore:", 8) ? "" : r->suite + 8);
+		fflush(stderr);
+		if (write(p[1], &res, sizeof(res)) != (ssize_t)sizeof(res))
+			_exit(2);
+		_exit(rc < 0 ? 2 : rc);
+	}
+	close(p[1]);
+	memset(&res, 0, sizeof(res));
+	if (read(p[0], &res, sizeof(res)) != (ssize_t)sizeof(res))
+		memset(&res, 0, sizeof(res));
+	close(p[0]);
+	waitpid(pid, &status, 0);
+	r->seconds = now() - t0;
+	if (WIFSIGNALED(status)) {
+		char line[2048], check[160] = "";
+
+		/* The first check that failed before the crash, if one did. */
+		rewind(rep);
+		while (!check[0] && fgets(line, sizeof(line), rep))
+			if (!strncmp(line, "check: ", 7))
+				snprintf(check, sizeof(check), "; before it: %.*s",
+					 (int)strcspn(line + 7, "\n"), line + 7);
+		r->outcome = 1;
+		snprintf(r->why, sizeof(r->why), "%s (signal %d)%s",
+			 WTERMSIG(status) == SIGALRM ? "hung: no result within the time limit" :
+			 "the process crashed", WTERMSIG(status), check);
+	} else if (WIFEXITED(status) && WEXITSTATUS(status) <= 1) {
+		r->outcome = WEXITSTATUS(status);
+		r->first = res.first_failure;
+		snprintf(r->why, sizeof(r->why), "%.250s", res.failure);
+	} else {
+		snprintf(r->why, sizeof(r->why), "the suite could not run (bad suite name?)");
+	}
+	/*
+	 * The suite's own replay line comes before the generic one, which
+	 * reruns the whole suite: the exact one wins when there is one.
+	 */
+	if (r->outcome == 1) {
+		char line[2048];
+
+		rewind(rep);
+		r->replay[0] = '\0';
+		while (fgets(line, sizeof(line), rep))
+			if (!strncmp(line, "replay: ", 8) && !r->replay[0]) {
+				line[strcspn(line, "\n")] = '\0';
+				snprintf(r->replay, sizeof(r->replay), "%.1000s", line + 8);
+			}
+		/* A crash ends the report before its replay line: the suite's is the one. */
+		if (!r->replay[0])
+			snprintf(r->replay, sizeof(r->replay), "%.600s --suites %.200s%s%.200s", prefix,
+				 strncmp(r->suite, "explore:", 8) ? r->suite : "explore",
+				 strncmp(r->suite, "explore:", 8) ? "" : " --scenarios ",
+				 strncmp(r->suite, "explore:", 8) ? "" : r->suite + 8);
+		if (!o0->quiet)
+			copy_report(rep, o0->report ? o0->report : stdout, b, r);
+	} else {
+		find_replay(rep, r->replay, sizeof(r->replay));
+	}
+	fclose(rep);
+}
+
+/* Split @list (space-separated) into @out; return the count. */
+static size_t words(char *list, char **out, size_t max)
+{
+	size_t n = 0;
+
+	for (char *save = NULL, *t = strtok_r(list, " \t", &save); t && n < max;
+	     t = strtok_r(NULL, " \t", &save))
+		out[n++] = t;
+	return n;
+}
+
+static const char *variant_prefix(const struct bug *b)
+{
+	if (!strcmp(b->tree, "6.12"))
+		return b->after[0] ? "k612-htm" : "k612";
+	return b->after[0] ? "k61-htm" : "k61";
+}
+
+enum verdict { V_CAUGHT, V_MISSED, V_EXPECTED_FAIL, V_PASSED, V_FLAGGED, V_FIXED_FAILS,
+	       V_NOT_SHOWN, V_NOT_RUN, V_ERROR };
+static const char *const verdict_names[] = {
+	"caught", "missed", "expected-fail", "passed", "flagged", "fixed-fails",
+	"not-shown", "not-run", "error",
+};
+
+struct tally {
+	unsigned long n[V_ERROR + 1];
+	unsigned long entries, disagree;
+};
+
+static void one_bug(struct bug *b, const struct dcsim_checker_opts *o, FILE *table,
+		    struct tally *t)
+{
+	char strategies[FIELD_LEN], fixed[FIELD_LEN], suites[FIELD_LEN], variant[300];
+	char *strat[8], *fix[8], *suite[8], reason[1024] = "";
+	struct run runs[MAX_RUNS];
+	size_t ns, nf, nsu, nr = 0;
+	const struct run *caught = NULL, *bad = NULL;
+	enum verdict v;
+	double secs = 0;
+	int fault = 0;
+	bool agree;
+
+	snprintf(strategies, sizeof(strategies), "%s", b->strategies);
+	snprintf(fixed, sizeof(fixed), "%s", b->fixed);
+	snprintf(suites, sizeof(suites), "%s", b->suites);
+	ns = words(strategies, strat, 8);
+	nf = words(fixed, fix, 8);
+	nsu = words(suites, suite, 8);
+	if (!ns && !strcmp(b->kind, "a")) {
+		snprintf(variant, sizeof(variant), "%s-%s", variant_prefix(b), b->name);
+		strat[ns++] = variant;
+	}
+	if (b->plant[0]) {
+		fault = dcsim_dcache_fault_lookup(b->plant);
+		if (fault <= 0)
+			snprintf(reason, sizeof(reason), "no model fault '%s' (dcsim_dcache_fault_lookup())",
+				 b->plant);
+	}
+	if (!reason[0] && (!ns || !nsu))
+		snprintf(reason, sizeof(reason), "nothing to run: needs %s", b->needs);
+	for (size_t i = 0; !reason[0] && i < ns + nf; i++) {
+		const char *name = i < ns ? strat[i] : fix[i - ns];
+
+		if (!dcsim_strategy_lookup(name))
+			snprintf(reason, sizeof(reason), "strategy %s is not registered (not built, or "
+				 "dcsim-check without --load of the kernel-code corpus plugin)", name);
+	}
+	for (size_t i = 0; !reason[0] && i < ns + nf; i++) {
+		const struct dcsim_dput_strategy *s = dcsim_strategy_lookup(i < ns ? strat[i] :
+									       fix[i - ns]);
+
+		for (size_t k = 0; k < nsu && nr < MAX_RUNS; k++) {
+			struct run *r = &runs[nr++];
+
+			memset(r, 0, sizeof(*r));
+			r->strategy = s->name;
+			r->fixed = i >= ns;
+			snprintf(r->suite, sizeof(r->suite), "%s", suite[k]);
+			run_one(b, r, s, fault, o);
+			secs += r->seconds;
+			if (r->outcome == 2 && !bad)
+				bad = r;
+			else if (r->outcome == 1 && !r->fixed && !caught)
+				caught = r;
+			else if (r->outcome == 1 && r->fixed && !bad)
+				bad = r;
+		}
+	}
+	/* What happened. */
+	if (reason[0]) {
+		v = V_NOT_RUN;
+	} else if (bad && bad->outcome == 2) {
+		v = V_ERROR;
+	} else if (!strcmp(b->expect, "pass")) {
+		v = caught ? V_FLAGGED : V_PASSED;
+	} else if (nf) {
+		bool all = true;
+
+		/* Latent: every unfixed strategy fails one of the suites, every fixed one passes. */
+		for (size_t i = 0; i < ns; i++) {
+			bool failed = false;
+
+			for (size_t k = 0; k < nr; k++)
+				if (!runs[k].fixed && !strcmp(runs[k].strategy, strat[i]) &&
+				    runs[k].outcome == 1)
+					failed = true;
+			all &= failed;
+		}
+		v = bad ? V_FIXED_FAILS : all ? V_EXPECTED_FAIL : caught ? V_NOT_SHOWN : V_MISSED;
+	} else {
+		v = caught ? V_CAUGHT : V_MISSED;
+	}
+	if (!strcmp(b->expect, "caught"))
+		agree = v == V_CAUGHT;
+	else if (!strcmp(b->expect, "pass"))
+		agree = v == V_PASSED;
+	else if (!strcmp(b->expect, "expected-fail"))
+		agree = v == V_EXPECTED_FAIL;
+	else if (!strcmp(b->expect, "missed"))
+		agree = v == V_MISSED || v == V_NOT_RUN;
+	else
+		agree = false;
+	t->entries++;
+	t->n[v]++;
+	if (!agree)
+		t->disagree++;
+	{
+		const struct run *shown = caught ? caught : bad;
+		char first[64] = "";
+
+		if (shown && shown->outcome == 1 && shown->first)
+			snprintf(first, sizeof(first), "%lu %s", shown->first,
+				 !strcmp(shown->suite, "diff") ? "traces" :
+				 !strcmp(shown->suite, "misuse") ? "runs" : "executions");
+		else if (shown && shown->outcome == 1)
+			snprintf(first, sizeof(first), "%s", strstr(shown->why, "(signal") ?
+				 "a crash" : "-");
+		fprintf(table, "| %s | %s | %s | %s%s | %s | %s%s%s | %s | %.1f | %s |\n",
+			b->name, b->commit, b->class, verdict_names[v],
+			agree ? "" : " (DISAGREES)", b->expect,
+			shown ? shown->suite : "-", shown ? " on " : "",
+			shown ? shown->strategy : "", first[0] ? first : "-", secs,
+			reason[0] ? reason : shown && shown->replay[0] ? shown->replay :
+			shown ? shown->why : "-");
+		if (shown && shown->why[0] && !o->quiet)
+			fprintf(o->report ? o->report : stdout, "corpus %s: %s on %s: %s\n", b->name,
+				shown->suite, shown->strategy, shown->why);
+		fflush(table);
+	}
+}
+
+static int by_name(const struct dirent **a, const struct dirent **b)
+{
+	return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+static int is_bug(const struct dirent *d)
+{
+	size_t n = strlen(d->d_name);
+
+	return n > 4 && !strcmp(d->d_name + n - 4, ".bug");
+}
+
+int dcsim_checker_corpus(const char *dir, const struct dcsim_checker_opts *o, FILE *table)
+{
+	struct dirent **list;
+	struct tally t = { 0 };
+	int n;
+
+	if (!dir || !o || !table)
+		return -EINVAL;
+	n = scandir(dir, &list, is_bug, by_name);
+	if (n < 0)
+		return -errno;
+	if (!n) {
+		free(list);
+		return -ENOENT;
+	}
+	fprintf(table, "| entry | commit | class | result | expect | suite | to the first failure "
+		"| seconds | replay |\n|---|---|---|---|---|---|---|---|---|\n");
+	for (int i = 0; i < n; i++) {
+		struct bug b;
+
+		if (read_bug(dir, list[i]->d_name, &b) == 0)
+			one_bug(&b, o, table, &t);
+		else
+			fprintf(table, "| %s | unreadable |\n", list[i]->d_name), t.disagree++;
+		free(list[i]);
+	}
+	free(list);
+	fprintf(table, "\ncorpus: %lu entries: %lu caught, %lu expected-fail, %lu passed "
+		"(controls), %lu missed, %lu not run; %lu flagged, %lu fixed-fails, %lu not-shown, "
+		"%lu errors; %lu disagree with their expect: field\n", t.entries, t.n[V_CAUGHT],
+		t.n[V_EXPECTED_FAIL], t.n[V_PASSED], t.n[V_MISSED], t.n[V_NOT_RUN], t.n[V_FLAGGED],
+		t.n[V_FIXED_FAILS], t.n[V_NOT_SHOWN], t.n[V_ERROR], t.disagree);
+	return t.disagree ? 1 : 0;
+}
