@@ -27,6 +27,7 @@
 
 #include <dcsim/cache.h>
 #include <dcsim/compiler.h>
+#include <dcsim/rcu.h>
 #include <dcsim/stats.h>
 #include <dcsim/strategy.h>
 
@@ -155,6 +156,7 @@ struct bench_shape {
 	unsigned int shrink_batch;	/* churn: LRU entries scanned per prune */
 	unsigned int shrink_us;		/* churn: pause between prunes */
 	unsigned int unlink_pct;	/* churn: lookups that unlink */
+	unsigned int dirs;		/* churn: shared directories (--dirs) */
 	unsigned int mix[8];		/* mixed: weight per workload index */
 	bool cold;			/* walk: directories never unused (never on the LRU) */
 	bool ref_walk;			/* walk, mixed: ref-walk only (--ref-walk), not RCU-walk */
@@ -179,6 +181,15 @@ struct bench_config {
 	bool pin;
 	int cpus[BENCH_MAX_THREADS];	/* pinning order */
 	unsigned int nr_cpus;
+	/*
+	 * Placement (bench_placement()): workers go to the first
+	 * nr_worker_cpus of cpus[]; helper threads (a workload's shrinker, the
+	 * global call_rcu thread) to helper_cpu, the last one, when the widest
+	 * cell leaves it free; -1: they float over every allowed CPU.
+	 */
+	unsigned int nr_worker_cpus;
+	int helper_cpu;
+	enum dcsim_rcu_callbacks call_rcu;	/* --call-rcu */
 	struct bench_shape shape;
 	unsigned int baseline;		/* subject index for ratios */
 	/* output */
@@ -249,6 +260,16 @@ void bench_hostmon_end(const struct bench_hostmon *start, struct bench_host *h);
 double bench_loadavg(void);
 
 /* harness.c */
+/*
+ * Choose where workers and helpers run for a run of at most @maxthr workers,
+ * and set the callbacks up (--call-rcu).  Return: 0 or a negative errno.
+ */
+int bench_placement(struct bench_config *cfg, unsigned int maxthr);
+/* Helper threads a cell of @g runs beside its workers (shrinker, call_rcu). */
+unsigned int bench_cell_helpers(const struct bench_config *cfg, const struct bench_group *g);
+/* A cell of @g at @nthreads has more threads than CPUs to run them on. */
+bool bench_oversubscribed(const struct bench_config *cfg, const struct bench_group *g,
+			  unsigned int nthreads);
 int bench_pool_start(struct bench_config *cfg, unsigned int nworkers);
 void bench_pool_stop(void);
 int bench_run_cell(struct bench_config *cfg, const struct bench_workload *wl,

@@ -71,7 +71,11 @@ static void usage(FILE *f)
 "                           -t 2,4 and --ops %d; HTM off)\n"
 "      --htm POLICY         auto, off or force (default $DCSIM_HTM, else auto)\n"
 "      --pin / --no-pin     pin worker i to the i-th CPU of --cpus (default: pin)\n"
-"      --cpus LIST          CPUs to pin to, in order (default: the allowed CPUs)\n"
+"      --cpus LIST          CPUs to pin to, in order (default: the allowed CPUs); when the\n"
+"                           most threads leave one free, the last runs the helpers\n"
+"                           (shrinker, call_rcu thread) and the workers keep off it\n"
+"      --call-rcu MODE      global (one queue and thread, default) or percpu (liburcu's\n"
+"                           per-CPU queues and threads, as the kernel's per-CPU lists)\n"
 "\n"
 "Tree shape and workload knobs:\n"
 "      --depth K            walk: path components (default 4)\n"
@@ -86,6 +90,8 @@ static void usage(FILE *f)
 "      --shrink-batch N     churn: LRU entries scanned per prune (default 64)\n"
 "      --shrink-us N        churn: microseconds between prunes (default 200)\n"
 "      --unlink-pct P       churn: share of found names that are unlinked (default 25)\n"
+"      --dirs N             churn: shared directories, each with its own create\n"
+"                           lock (i_rwsem) (default 4)\n"
 "      --mix SPEC           mixed: weights, e.g. hot=1,final=2,walk=6,churn=1 (the default)\n"
 "\n"
 "Output:\n"
@@ -583,10 +589,10 @@ static int save_json(struct bench_config *cfg, const struct bench_host *host, co
 
 enum {
 	OPT_SEED = 256, OPT_HTM, OPT_PIN, OPT_NO_PIN, OPT_CPUS, OPT_DEPTH, OPT_FANOUT,
-	OPT_LEAVES, OPT_FILES, OPT_SHRINK_BATCH, OPT_SHRINK_US, OPT_UNLINK_PCT, OPT_MIX,
+	OPT_LEAVES, OPT_FILES, OPT_SHRINK_BATCH, OPT_SHRINK_US, OPT_UNLINK_PCT, OPT_DIRS, OPT_MIX,
 	OPT_PLOT, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_COLD, OPT_REF_WALK, OPT_CI_WIDTH,
 	OPT_TIME_BUDGET, OPT_MAX_REPS, OPT_WARMUP, OPT_COMPARE, OPT_LOAD, OPT_SHARING, OPT_FROM,
-	OPT_SAVE,
+	OPT_SAVE, OPT_CALL_RCU,
 };
 
 /* A number in (min, max] (a trailing % divides by 100 when @pct); Return: 0 or -1. */
@@ -624,6 +630,7 @@ int main(int argc, char **argv)
 		{ "pin", no_argument, NULL, OPT_PIN },
 		{ "no-pin", no_argument, NULL, OPT_NO_PIN },
 		{ "cpus", required_argument, NULL, OPT_CPUS },
+		{ "call-rcu", required_argument, NULL, OPT_CALL_RCU },
 		{ "depth", required_argument, NULL, OPT_DEPTH },
 		{ "fanout", required_argument, NULL, OPT_FANOUT },
 		{ "leaves", required_argument, NULL, OPT_LEAVES },
@@ -633,6 +640,7 @@ int main(int argc, char **argv)
 		{ "shrink-batch", required_argument, NULL, OPT_SHRINK_BATCH },
 		{ "shrink-us", required_argument, NULL, OPT_SHRINK_US },
 		{ "unlink-pct", required_argument, NULL, OPT_UNLINK_PCT },
+		{ "dirs", required_argument, NULL, OPT_DIRS },
 		{ "mix", required_argument, NULL, OPT_MIX },
 		{ "format", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' },
@@ -674,7 +682,7 @@ int main(int argc, char **argv)
 	cfg.pin = true;
 	cfg.shape = (struct bench_shape){
 		.depth = 4, .fanout = 4, .leaves = 8, .files = 64,
-		.shrink_batch = 64, .shrink_us = 200, .unlink_pct = 25,
+		.shrink_batch = 64, .shrink_us = 200, .unlink_pct = 25, .dirs = 4,
 	};
 
 	while ((c = getopt_long(argc, argv, "w:s:t:d:n:r:b:f:o:lh", opts, NULL)) != -1) {
@@ -784,6 +792,18 @@ int main(int argc, char **argv)
 			break;
 		case OPT_UNLINK_PCT:
 			if (opt_uint("unlink-pct", optarg, 0, 100, &cfg.shape.unlink_pct))
+				return 2;
+			break;
+		case OPT_CALL_RCU:
+			if (!strcmp(optarg, "global"))
+				cfg.call_rcu = DCSIM_RCU_CB_GLOBAL;
+			else if (!strcmp(optarg, "percpu"))
+				cfg.call_rcu = DCSIM_RCU_CB_PER_CPU;
+			else
+				return bad("--call-rcu wants global or percpu, got '%s'", optarg);
+			break;
+		case OPT_DIRS:
+			if (opt_uint("dirs", optarg, 1, 1u << 16, &cfg.shape.dirs))
 				return 2;
 			break;
 		case OPT_MIX:
@@ -1078,6 +1098,8 @@ int main(int argc, char **argv)
 
 		cfg.duration_s = d < 0.02 ? 0.02 : d > 0.06 ? 0.06 : d;
 	}
+	if (bench_placement(&cfg, maxthr))
+		return 1;
 	err = bench_pool_start(&cfg, maxthr);
 	if (err)
 		return 1;

@@ -206,6 +206,32 @@ static int read_config(const char *path, const json_t *c, const json_t *doc,
 	cfg->shape.shrink_us = (unsigned int)get_u64(shape, "shrink_us");
 	cfg->shape.unlink_pct = (unsigned int)get_u64(shape, "unlink_pct");
 	cfg->shape.cold = json_is_true(json_object_get(shape, "cold"));
+	/* absent from reports before --dirs, whose churn had 4 directories */
+	cfg->shape.dirs = (unsigned int)get_u64(shape, "dirs");
+	if (!cfg->shape.dirs)
+		cfg->shape.dirs = 4;
+	/* absent from reports before helper placement: workers on every CPU */
+	{
+		const json_t *p = json_object_get(c, "placement"), *h, *pv;
+		size_t pi;
+
+		cfg->nr_worker_cpus = cfg->nr_cpus;
+		cfg->helper_cpu = -1;
+		cfg->call_rcu = DCSIM_RCU_CB_GLOBAL;
+		if (json_is_object(p)) {
+			if (json_is_array(json_object_get(p, "worker_cpus")))
+				cfg->nr_worker_cpus = 0;
+			json_array_foreach(json_object_get(p, "worker_cpus"), pi, pv)
+				if (cfg->nr_worker_cpus < cfg->nr_cpus)
+					cfg->cpus[cfg->nr_worker_cpus++] = (int)json_integer_value(pv);
+			h = json_object_get(p, "helper_cpu");
+			if (json_is_integer(h))
+				cfg->helper_cpu = (int)json_integer_value(h);
+			pv = json_object_get(p, "call_rcu");
+			if (json_is_string(pv) && !strcmp(json_string_value(pv), "percpu"))
+				cfg->call_rcu = DCSIM_RCU_CB_PER_CPU;
+		}
+	}
 	/* absent from reports before RCU-walk, which were all ref-walk */
 	{
 		const char *wm = json_string_value(json_object_get(shape, "walk_mode"));

@@ -231,6 +231,52 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
+/*
+ * Helpers apart from workers, as the issue's 16-core runs wanted: the
+ * shrinker and the call_rcu thread, left to float, land on a worker's CPU
+ * (the call_rcu thread even inherits the CPU mask of the worker that
+ * queued the first callback) and preempt it, and a preempted ticket-lock
+ * holder stalls every waiter.  When the widest cell leaves a CPU of --cpus
+ * free, the last one is the helpers' and workers keep to the rest.  On a
+ * host with no CPU to spare they float, and the report says which cells
+ * are oversubscribed.  Per-CPU callbacks (--call-rcu percpu) are bound to
+ * every CPU by design, as the kernel runs callbacks on the CPU that queued
+ * them: they are not counted as helpers.
+ */
+int bench_placement(struct bench_config *cfg, unsigned int maxthr)
+{
+	int err;
+
+	cfg->nr_worker_cpus = cfg->nr_cpus;
+	cfg->helper_cpu = -1;
+	if (cfg->pin && cfg->nr_cpus > maxthr) {
+		cfg->helper_cpu = cfg->cpus[cfg->nr_cpus - 1];
+		cfg->nr_worker_cpus = cfg->nr_cpus - 1;
+	}
+	err = dcsim_rcu_callbacks_setup(cfg->call_rcu, cfg->helper_cpu);
+	if (err)
+		fprintf(stderr, "dcsim-bench: cannot set up %s callbacks: %s\n",
+			cfg->call_rcu == DCSIM_RCU_CB_PER_CPU ? "per-CPU" : "global", strerror(-err));
+	return err;
+}
+
+unsigned int bench_cell_helpers(const struct bench_config *cfg, const struct bench_group *g)
+{
+	unsigned int n = cfg->call_rcu == DCSIM_RCU_CB_GLOBAL && g->wl;
+
+	return n + (g->wl && g->wl->helper);
+}
+
+bool bench_oversubscribed(const struct bench_config *cfg, const struct bench_group *g,
+			  unsigned int nthreads)
+{
+	unsigned int cpus = cfg->nr_cpus ? cfg->nr_cpus : 1;
+
+	if (cfg->helper_cpu >= 0)	/* helpers apart: workers against their CPUs */
+		return nthreads > cfg->nr_worker_cpus;
+	return nthreads + bench_cell_helpers(cfg, g) > cpus;
+}
+
 int bench_pool_start(struct bench_config *cfg, unsigned int nworkers)
 {
 	if (nworkers > BENCH_MAX_THREADS)
@@ -244,7 +290,8 @@ int bench_pool_start(struct bench_config *cfg, unsigned int nworkers)
 			cpu_set_t set;
 
 			CPU_ZERO(&set);
-			CPU_SET(cfg->cpus[i % cfg->nr_cpus], &set);
+			CPU_SET(cfg->cpus[i % (cfg->nr_worker_cpus ? cfg->nr_worker_cpus :
+							   cfg->nr_cpus)], &set);
 			pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
 		}
 		err = pthread_create(&pool.tid[i], &attr, worker_main, (void *)(uintptr_t)i);
@@ -334,9 +381,20 @@ int bench_run_cell(struct bench_config *cfg, const struct bench_workload *wl,
 
 	wait_count(&pool.ready, nthreads);
 	if (wl->helper) {
+		pthread_attr_t attr;
+
+		pthread_attr_init(&attr);
+		if (cfg->helper_cpu >= 0) {
+			cpu_set_t set;
+
+			CPU_ZERO(&set);
+			CPU_SET(cfg->helper_cpu, &set);
+			pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+		}
 		__atomic_store_n(&harg.stop, 0, __ATOMIC_RELAXED);
-		if (pthread_create(&helper, NULL, helper_main, &harg) == 0)
+		if (pthread_create(&helper, &attr, helper_main, &harg) == 0)
 			have_helper = true;
+		pthread_attr_destroy(&attr);
 	}
 	__atomic_store_n(&pool.warm_deadline_ns,
 			 now_ns() + (uint64_t)(cfg->duration_s * cfg->warmup * 1e9), __ATOMIC_RELAXED);

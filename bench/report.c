@@ -245,8 +245,9 @@ struct target {
 	double value, limit;
 	const char *op;		/* "<=", ">=", "<", "==" */
 	struct bench_est est;	/* value with its ci95 (NAN for exact counts) */
-	const char *verdict;	/* ok, MISS or inconclusive (bench_verdict()) */
+	const char *verdict;	/* ok, MISS or inconclusive (bench_verdict()); n/a */
 	bool pass;
+	bool na;		/* cannot be evaluated on this host or run: verdict n/a */
 	const char *note;
 	char buf[128];		/* a computed note */
 };
@@ -272,6 +273,65 @@ static const char *walk_mode(const struct bench_config *cfg, const char *group)
 	if (strcmp(group, "walk") && strcmp(group, "mixed"))
 		return "";
 	return cfg->shape.ref_walk ? "ref" : "rcu";
+}
+
+/*
+ * 5: scaling on many cores (issue 19), fast at 16 threads over 1 thread:
+ * churn with --dirs 64 (a create lock per directory, 4 threads a
+ * directory at most) and mixed, each at least 6x.  Sixteen workers need
+ * sixteen CPUs of their own; on a smaller host, or without the rows, the
+ * target is listed with the verdict n/a and the reason.
+ */
+static unsigned int scaling_targets(const struct bench_config *cfg, const struct bench_host *host,
+				    struct target *t, unsigned int room)
+{
+	static const struct {
+		const char *group, *id, *what;
+		unsigned int dirs;	/* --dirs the target is for; 0: any */
+	} want[] = {
+		{ "churn", "churn-scales-16", "churn --dirs 64: 16 threads over 1 thread, fast", 64 },
+		{ "mixed", "mixed-scales-16", "mixed: 16 threads over 1 thread, fast", 0 },
+	};
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < DCSIM_ARRAY_SIZE(want) && n < room; i++) {
+		int r1 = bench_find_row(cfg, want[i].group, 1, "fast");
+		int r16 = bench_find_row(cfg, want[i].group, 16, "fast");
+		struct target *tg;
+		bool in_run = false;
+
+		for (unsigned int g = 0; g < cfg->nr_groups; g++)
+			in_run |= !strcmp(cfg->groups[g].name, want[i].group);
+		if (!in_run)
+			continue;
+		tg = &t[n++];
+		*tg = (struct target){
+			.id = want[i].id, .what = want[i].what, .group = want[i].group,
+			.subject = "fast", .threads = 16, .value = NAN, .limit = 6.0, .op = ">=",
+			.est = { NAN, NAN, NAN, 0 },
+		};
+		if (host->online_cpus < 16) {
+			tg->na = true;
+			snprintf(tg->buf, sizeof(tg->buf), "not applicable on %u CPUs (needs 16)",
+				 host->online_cpus);
+		} else if (want[i].dirs && cfg->shape.dirs != want[i].dirs) {
+			tg->na = true;
+			snprintf(tg->buf, sizeof(tg->buf), "not applicable with --dirs %u (needs %u)",
+				 cfg->shape.dirs, want[i].dirs);
+		} else if (r1 < 0 || r16 < 0) {
+			tg->na = true;
+			snprintf(tg->buf, sizeof(tg->buf), "not applicable: needs fast at -t 1,16");
+		} else {
+			double v[BENCH_MAX_REPS];
+
+			bench_median_ci(v, bench_ratio_samples(cfg, &cfg->rows[r16], r1, false, v),
+					&tg->est);
+			tg->value = tg->est.med;
+			tg->buf[0] = '\0';
+		}
+		tg->note = tg->buf[0] ? tg->buf : NULL;
+	}
+	return n;
 }
 
 static unsigned int eval_targets(const struct bench_config *cfg, const struct bench_host *host,
@@ -462,8 +522,10 @@ static unsigned int eval_targets(const struct bench_config *cfg, const struct be
 		}
 	}
 
+	n += scaling_targets(cfg, host, t + n, MAX_TARGETS - n);
+
 	for (unsigned int i = 0; i < n; i++) {
-		t[i].verdict = bench_verdict(&t[i].est, t[i].op, t[i].limit);
+		t[i].verdict = t[i].na ? "n/a" : bench_verdict(&t[i].est, t[i].op, t[i].limit);
 		t[i].pass = !strcmp(t[i].verdict, "ok");
 	}
 	return n;
@@ -509,6 +571,33 @@ static void fmt_pm(char *buf, size_t len, const struct bench_est *e)
 		snprintf(buf, len, "%.1f%%", 100 * w);
 }
 
+/* Where workers and helpers ran, and the cells with more threads than CPUs. */
+static void print_placement(const struct bench_config *cfg, FILE *f)
+{
+	unsigned int n = 0;
+
+	fprintf(f, "placement: workers on CPUs");
+	for (unsigned int i = 0; i < cfg->nr_worker_cpus; i++)
+		fprintf(f, "%c%d", i ? ',' : ' ', cfg->cpus[i]);
+	if (!cfg->pin)
+		fprintf(f, " (not pinned)");
+	if (cfg->helper_cpu >= 0)
+		fprintf(f, "; helpers (shrinker, call_rcu) on CPU %d", cfg->helper_cpu);
+	else
+		fprintf(f, "; helpers (shrinker, call_rcu) float over them: no CPU to spare");
+	fprintf(f, "; call_rcu %s\n           oversubscribed (threads > free CPUs):",
+		cfg->call_rcu == DCSIM_RCU_CB_PER_CPU ? "per-CPU" : "global");
+	for (unsigned int g = 0; g < cfg->nr_groups; g++) {
+		for (unsigned int ti = 0; ti < cfg->nr_threads; ti++) {
+			if (!bench_oversubscribed(cfg, &cfg->groups[g], cfg->threads[ti]))
+				continue;
+			fprintf(f, "%s %s t=%u (+%u helpers)", n++ ? "," : "", cfg->groups[g].name,
+				cfg->threads[ti], bench_cell_helpers(cfg, &cfg->groups[g]));
+		}
+	}
+	fprintf(f, "%s\n", n ? "" : " none");
+}
+
 /* The "run:" lines of a timed run: reps, cells, threads, pinning, adaptive end. */
 static void print_run(const struct bench_config *cfg, FILE *f)
 {
@@ -528,6 +617,7 @@ static void print_run(const struct bench_config *cfg, FILE *f)
 	fprintf(f, "\n          baseline %s; order of subjects rotated every repetition; "
 		"first %.0f%% of every cell discarded (warm-up)\n",
 		cfg->subjects[cfg->baseline].name, 100 * cfg->warmup);
+	print_placement(cfg, f);
 	if (cfg->ci_width > 0)
 		fprintf(f, "adaptive: reps added until every ratio's ci95 is within %.1f%% of it, "
 			"budget %.0f s: %s after %u rep(s), %.0f s; %u of %u ratios still wider\n",
@@ -981,12 +1071,33 @@ static json_t *json_config(const struct bench_config *cfg)
 	json_object_set_new(c, "subjects", json_strs(&cfg->subjects[0].name, cfg->nr_subjects,
 						     sizeof(cfg->subjects[0])));
 	json_object_set_new(c, "baseline", bj_str(cfg->subjects[cfg->baseline].name));
-	json_object_set_new(c, "shape", json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:b, s:s}",
+	json_object_set_new(c, "shape", json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:b, s:s}",
 		"depth", (int)cfg->shape.depth, "fanout", (int)cfg->shape.fanout,
 		"leaves", (int)cfg->shape.leaves, "files", (int)cfg->shape.files,
 		"shrink_batch", (int)cfg->shape.shrink_batch, "shrink_us", (int)cfg->shape.shrink_us,
-		"unlink_pct", (int)cfg->shape.unlink_pct, "cold", cfg->shape.cold,
-		"walk_mode", cfg->shape.ref_walk ? "ref" : "rcu"));
+		"unlink_pct", (int)cfg->shape.unlink_pct, "dirs", (int)cfg->shape.dirs,
+		"cold", cfg->shape.cold, "walk_mode", cfg->shape.ref_walk ? "ref" : "rcu"));
+	/* where workers and helpers ran; the cells with more threads than CPUs */
+	{
+		json_t *p = json_object(), *o = json_array();
+
+		a = json_array();
+		for (unsigned int i = 0; i < cfg->nr_worker_cpus; i++)
+			json_array_append_new(a, json_integer(cfg->cpus[i]));
+		json_object_set_new(p, "worker_cpus", a);
+		json_object_set_new(p, "helper_cpu", cfg->helper_cpu >= 0 ?
+				    json_integer(cfg->helper_cpu) : json_null());
+		json_object_set_new(p, "call_rcu", json_string(cfg->call_rcu == DCSIM_RCU_CB_PER_CPU ?
+							       "percpu" : "global"));
+		for (unsigned int g = 0; g < cfg->nr_groups; g++)
+			for (unsigned int ti = 0; ti < cfg->nr_threads; ti++)
+				if (bench_oversubscribed(cfg, &cfg->groups[g], cfg->threads[ti]))
+					json_array_append_new(o, json_pack("{s:s, s:i, s:i}",
+						"group", cfg->groups[g].name, "threads", (int)cfg->threads[ti],
+						"helpers", (int)bench_cell_helpers(cfg, &cfg->groups[g])));
+		json_object_set_new(p, "oversubscribed", o);
+		json_object_set_new(c, "placement", p);
+	}
 	a = json_object();
 	for (unsigned int i = 0; i < bench_nr_workloads && i < DCSIM_ARRAY_SIZE(cfg->shape.mix); i++)
 		if (strcmp(bench_workloads[i]->name, "mixed"))

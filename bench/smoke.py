@@ -143,7 +143,7 @@ def main():
         check(all(k in h for k in ("steal_frac", "others_frac", "cpu_mhz", "governor",
                                    "boost", "busy", "busy_why", "load_before")),
               "json host records steal, other load, frequency hints and busy")
-        check(all(t["verdict"] in ("ok", "MISS", "inconclusive") for t in doc["targets"]),
+        check(all(t["verdict"] in ("ok", "MISS", "inconclusive", "n/a") for t in doc["targets"]),
               "json targets carry a verdict")
         check(doc["config"]["adaptive"] is None and doc["config"]["warmup"] == 0.1,
               "json config: warm-up share, no adaptive mode")

@@ -21,12 +21,19 @@
  *          d_lookup() and drops the previous one, as ref-walk does: depth+1
  *          dputs, all non-final but the leaf's.  "make -j" on a built tree
  *          looks like this.
- *   churn  --files private names per thread spread over 4 shared
- *          directories; an op looks a name up and then unlinks it
- *          (--unlink-pct), keeps it, or creates it when absent or negative,
- *          while a shrinker thread prunes --shrink-batch LRU entries every
- *          --shrink-us microseconds.  Names are private to a thread because
- *          the model has no inode lock to serialise two creators.
+ *   churn  --files private names per thread spread over --dirs shared
+ *          directories (default 4), each name in one of them; an op looks
+ *          a name up (RCU, no lock)
+ *          and keeps it (a stat), or, under the directory's create lock
+ *          (i_rwsem, dcsim_inode_lock()), unlinks it (--unlink-pct of the
+ *          found ones: d_delete() leaves it a hashed negative) or creates
+ *          it: in place over the negative dentry (d_instantiate(): no
+ *          allocation, kill or LRU traffic), by d_alloc() + d_add() only
+ *          when the name is absent (never made, or pruned).  A shrinker
+ *          thread prunes --shrink-batch LRU entries every --shrink-us
+ *          microseconds meanwhile.  Names are private to a thread, so
+ *          the dentry the lockless lookup found is the one a locked
+ *          lookup would find (the model skips that second lookup).
  *   mixed  each op picks one of the above by --mix weight, on one world.
  *
  * Every dentry a worker dputs it got from d_lookup()/d_alloc()/dget() in the
@@ -49,7 +56,6 @@
 
 #include "bench.h"
 
-#define CHURN_DIRS	4
 #define NAME_LEN	24
 #define MAX_WORLD_DENTRIES	(4u << 20)	/* refuse trees beyond this */
 
@@ -71,16 +77,11 @@ struct world {
 	char (*dir_names)[NAME_LEN];		/* [fanout] */
 	char (*leaf_names)[NAME_LEN];		/* [nthreads * leaves] */
 	/* churn */
-	struct dcsim_dentry *churn_dir[CHURN_DIRS];	/* referenced */
+	struct dcsim_dentry **churn_dir;	/* [nr_dirs], referenced */
+	unsigned int nr_dirs;
 	char (*churn_names)[NAME_LEN];		/* [nthreads * files] */
 	/* mixed: cumulative weights over WL_HOT..WL_CHURN */
 	unsigned int mix_cum[4], mix_total;
-	/*
-	 * Serialises re-creating a name that the shrinker pruned (mixed
-	 * only): the kernel holds the directory's i_rwsem on a lookup miss
-	 * so two walkers cannot both create it; the model has no inodes.
-	 */
-	pthread_mutex_t create_lock;
 	bool failed;				/* a name could not be made */
 };
 
@@ -251,7 +252,7 @@ static void world_free(struct world *w)
 	dcsim_dput(w->hot);
 	dcsim_dput(w->final_dir);
 	dcsim_dput(w->walk_dir);
-	for (int i = 0; i < CHURN_DIRS; i++)
+	for (unsigned int i = 0; w->churn_dir && i < w->nr_dirs; i++)
 		dcsim_dput(w->churn_dir[i]);
 	dcsim_dput(w->root);
 	/* kills every unused dentry and waits for the deferred frees */
@@ -260,7 +261,7 @@ static void world_free(struct world *w)
 	free(w->dir_names);
 	free(w->leaf_names);
 	free(w->churn_names);
-	pthread_mutex_destroy(&w->create_lock);
+	free(w->churn_dir);
 	free(w);
 }
 
@@ -278,14 +279,13 @@ static int world_setup(struct bench_cell *cell, unsigned int parts)
 		return -ENOMEM;
 	w->parts = parts;
 	w->nthreads = nt;
-	pthread_mutex_init(&w->create_lock, NULL);
 	w->shape = sh;
 
 	/* size the hash table for the tree, as the kernel sizes it for RAM */
 	if (parts & PART_FINAL)
 		total += (unsigned long)nt * sh->files;
 	if (parts & PART_CHURN)
-		total += (unsigned long)nt * sh->files;
+		total += (unsigned long)nt * sh->files + sh->dirs;
 	if (parts & PART_WALK) {
 		unsigned long bottoms = ipow(sh->fanout, sh->depth - 1);
 
@@ -353,12 +353,14 @@ static int world_setup(struct bench_cell *cell, unsigned int parts)
 	}
 	if (parts & PART_CHURN) {
 		w->churn_names = names(nt * sh->files, "t%u.c%u", sh->files);
-		if (!w->churn_names)
+		w->churn_dir = calloc(sh->dirs, sizeof(*w->churn_dir));
+		if (!w->churn_names || !w->churn_dir)
 			goto fail;
-		for (int i = 0; i < CHURN_DIRS; i++) {
+		w->nr_dirs = sh->dirs;
+		for (unsigned int i = 0; i < w->nr_dirs; i++) {
 			char n[NAME_LEN];
 
-			snprintf(n, sizeof(n), "churn%d", i);
+			snprintf(n, sizeof(n), "churn%u", i);
 			w->churn_dir[i] = make_child(w->root, n);
 			if (!w->churn_dir[i])
 				goto fail;
@@ -382,9 +384,12 @@ fail:
 /* ---- the operations ---- */
 
 /*
- * d_lookup(), and on a miss the slow path: under the "directory lock",
+ * d_lookup(), and on a miss the slow path, as fs/namei.c:lookup_slow():
+ * under the directory's create lock (i_rwsem; the kernel holds it shared
+ * and lets d_alloc_parallel() pick one creator, the model's is exclusive),
  * look again and create the name if it is still absent.  Only `mixed`
- * misses (its shrinker prunes what final and walk use).
+ * misses (its shrinker prunes what final and walk use).  One lock per
+ * directory: misses in different directories do not meet.
  */
 static struct dcsim_dentry *lookup_or_create(struct world *w, struct dcsim_dentry *dir,
 					     const char *name)
@@ -393,11 +398,12 @@ static struct dcsim_dentry *lookup_or_create(struct world *w, struct dcsim_dentr
 
 	if (dcsim_likely(d))
 		return d;
-	pthread_mutex_lock(&w->create_lock);
-	d = dcsim_d_lookup(dir, name);
-	if (!d)
-		d = make_child(dir, name);
-	pthread_mutex_unlock(&w->create_lock);
+	if (!dcsim_inode_lock(dir)) {
+		d = dcsim_d_lookup(dir, name);
+		if (!d)
+			d = make_child(dir, name);
+		dcsim_inode_unlock(dir);
+	}
 	if (!d)
 		__atomic_store_n(&w->failed, true, __ATOMIC_RELAXED);
 	return d;
@@ -466,31 +472,49 @@ static inline void op_walk(struct world *w, struct bench_worker *wk)
 	dcsim_dput(d);
 }
 
+/*
+ * A stat, an unlink or a create of one of the thread's names.  The name is
+ * looked up without a lock; a change takes the directory's create lock, as
+ * vfs_unlink() and vfs_create() run under the parent's i_rwsem.
+ */
 static inline void op_churn(struct world *w, struct bench_worker *wk)
 {
 	unsigned int files = w->shape->files;
 	uint64_t r = bench_rand(&wk->rng);
 	unsigned int i = wk->id * files + (unsigned int)(r % files);
-	struct dcsim_dentry *dir = w->churn_dir[(r >> 32) % CHURN_DIRS];
-	struct dcsim_dentry *d = dcsim_d_lookup(dir, w->churn_names[i]);
+	/*
+	 * A name lives in one directory, as a file does: name i in directory
+	 * i mod --dirs.  (Picking a directory per op, as before, put every
+	 * name in every directory: the working set grew with --dirs and the
+	 * shrinker, not the create lock, set the pace.)
+	 */
+	struct dcsim_dentry *dir = w->churn_dir[i % w->nr_dirs];
+	const char *name = w->churn_names[i];
+	struct dcsim_dentry *d = dcsim_d_lookup(dir, name);
+	bool unlink = (unsigned int)((r >> 16) % 100) < w->shape->unlink_pct;
+	int err = 0;
 
-	if (d && dcsim_d_is_negative(d)) {
-		/*
-		 * "create" over a negative dentry: drop it (the put kills it
-		 * and drops the parent reference), then make a fresh one.
-		 */
-		dcsim_d_drop(d);
-		dcsim_dput(d);
-		d = NULL;
-	}
-	if (!d) {
-		d = make_child(dir, w->churn_names[i]);
-		if (d)
-			dcsim_dput(d);
+	if (d && !dcsim_d_is_negative(d) && !unlink) {
+		dcsim_dput(d);		/* a stat: no lock */
 		return;
 	}
-	if ((unsigned int)((r >> 16) % 100) < w->shape->unlink_pct)
+	if (dcsim_inode_lock(dir)) {
+		__atomic_store_n(&w->failed, true, __ATOMIC_RELAXED);
+		dcsim_dput(d);
+		return;
+	}
+	if (!d) {
+		/* absent: never made, or pruned while negative or unused */
+		d = make_child(dir, name);
+		err = !d;
+	} else if (dcsim_d_is_negative(d)) {
+		err = dcsim_d_instantiate(d);	/* create in place */
+	} else {
 		dcsim_d_delete(d);	/* unlink: count 1, so it turns negative */
+	}
+	dcsim_inode_unlock(dir);
+	if (err)
+		__atomic_store_n(&w->failed, true, __ATOMIC_RELAXED);
 	dcsim_dput(d);
 }
 
@@ -624,7 +648,8 @@ static const struct bench_workload wl_walk = WORKLOAD("walk",
 	"RCU-walk (--ref-walk: ref-walk) of a path through shared dirs to a private leaf (make -j)",
 	setup_walk, run_walk, NULL);
 static const struct bench_workload wl_churn = WORKLOAD("churn",
-	"create/lookup/unlink in shared dirs while a shrinker prunes the LRU",
+	"stat/unlink/create in place in --dirs dirs, each with its create lock, while a "
+	"shrinker prunes the LRU",
 	setup_churn, run_churn, shrinker);
 static const struct bench_workload wl_mixed = WORKLOAD("mixed",
 	"a blend of hot, final, walk and churn ops by --mix weight",

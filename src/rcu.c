@@ -19,6 +19,11 @@
 #if !defined(__SANITIZE_THREAD__)
 #define _LGPL_SOURCE
 #endif
+#define _GNU_SOURCE	/* pthread_{get,set}affinity_np() */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+
 #include <urcu/urcu-memb.h>
 #include <urcu/call-rcu.h>
 
@@ -337,6 +342,37 @@ void dcsim_rcu_barrier(void)
 {
 	rcu_thread_online();
 	urcu_memb_barrier();
+}
+
+int dcsim_rcu_callbacks_setup(enum dcsim_rcu_callbacks mode, int cpu)
+{
+	cpu_set_t set;
+	int err;
+
+	rcu_thread_online();
+	switch (mode) {
+	case DCSIM_RCU_CB_PER_CPU:
+		/* On failure liburcu frees what it made: the global queue stays. */
+		if (urcu_memb_create_all_cpu_call_rcu_data(0))
+			return -(errno ? errno : ENOMEM);
+		return 0;
+	case DCSIM_RCU_CB_GLOBAL:
+		if (pthread_getaffinity_np(pthread_self(), sizeof(set), &set))
+			return -EINVAL;
+		if (cpu >= 0) {
+			if (cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &set))
+				return -EINVAL;
+			CPU_ZERO(&set);
+			CPU_SET(cpu, &set);
+		}
+		/* Pending per-CPU callbacks move to the default queue. */
+		urcu_memb_free_all_cpu_call_rcu_data();
+		err = pthread_setaffinity_np(
+			urcu_memb_get_call_rcu_thread(urcu_memb_get_default_call_rcu_data()),
+			sizeof(set), &set);
+		return -err;
+	}
+	return -EINVAL;
 }
 
 void dcsim_rcu_set_defer_hook(dcsim_rcu_defer_hook_t hook)

@@ -101,7 +101,7 @@ struct dcsim_hlist_node {			/* parent's list of children */
 struct dcsim_dentry {
 	/* RCU lookup touched fields */
 	uint32_t d_flags;			/* protected by d_lock */
-	uint32_t d_seq;				/* bumped by __d_drop() */
+	uint32_t d_seq;				/* bumped by __d_drop(), instantiate */
 	struct dcsim_hash_node d_hash;		/* bucket lock; RCU readers */
 	struct dcsim_dentry *d_parent;		/* == self for a root */
 	uint32_t d_name_hash;
@@ -180,6 +180,39 @@ DCSIM_API void dcsim_d_add(struct dcsim_dentry *dentry, bool positive);
  */
 DCSIM_API int dcsim_d_add_link(struct dcsim_dentry *dentry, struct dcsim_dentry *target);
 
+/**
+ * dcsim_inode_lock() - models inode_lock() on a directory: take @dir's
+ * create lock, which stands for its i_rwsem held exclusive.  One lock per
+ * directory, on the directory inode's own cache line.  Take it with no
+ * other dcsim lock held; a parent's before a child's.  The caller holds a
+ * reference on @dir (which keeps it positive: see dcsim_d_delete()).  The
+ * model types any positive dentry's inode as able to hold children.
+ * Return: 0 with the lock held; -EINVAL (warned) for a negative, dead or
+ * unreferenced @dir or a destroyed cache, with nothing held.
+ */
+DCSIM_API int dcsim_inode_lock(struct dcsim_dentry *dir);
+
+/**
+ * dcsim_inode_unlock() - models inode_unlock(): release @dir's create lock.
+ * Return: nothing; the lock released.  Releasing a lock nobody holds warns
+ * and changes nothing.
+ */
+DCSIM_API void dcsim_inode_unlock(struct dcsim_dentry *dir);
+
+/**
+ * dcsim_d_instantiate() - models vfs_create()'s d_instantiate(): give the
+ * hashed negative @dentry a new inode in place, under the inode's i_lock
+ * and d_lock, as the kernel does after an unlink left the name negative
+ * (d_delete() with count 1).  No dentry is allocated or killed and neither
+ * the hash table nor the LRU is touched; d_seq moves, so a lockless walker
+ * that saw the name negative looks again.  The caller holds a reference on
+ * @dentry and its parent's create lock (dcsim_inode_lock()).
+ * Return: 0, @dentry now positive (a regular file); -EINVAL with a warning
+ * and nothing changed if @dentry is positive, unhashed, unreferenced, a
+ * root, or its parent's create lock is free; -ENOMEM.
+ */
+DCSIM_API int dcsim_d_instantiate(struct dcsim_dentry *dentry);
+
 /** dcsim_d_rehash() - models d_rehash(): hash an unhashed dentry. */
 DCSIM_API void dcsim_d_rehash(struct dcsim_dentry *dentry);
 
@@ -214,7 +247,8 @@ DCSIM_API void dcsim_d_drop(struct dcsim_dentry *dentry);
 
 /**
  * dcsim_d_delete() - models d_delete() (unlink): with count 1 the dentry
- * becomes negative and stays hashed; otherwise it is unhashed.
+ * becomes negative and stays hashed (a later create may instantiate it in
+ * place, dcsim_d_instantiate()); otherwise it is unhashed.
  */
 DCSIM_API void dcsim_d_delete(struct dcsim_dentry *dentry);
 

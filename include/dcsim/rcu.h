@@ -41,6 +41,31 @@ DCSIM_API void dcsim_synchronize_rcu(void);
 /** dcsim_rcu_barrier() - wait until every queued callback has run. */
 DCSIM_API void dcsim_rcu_barrier(void);
 
+/* Where dcsim_call_rcu() queues callbacks, and which threads run them. */
+enum dcsim_rcu_callbacks {
+	/* one queue and one thread for every caller (liburcu's default) */
+	DCSIM_RCU_CB_GLOBAL,
+	/*
+	 * a queue and a thread per CPU, the thread bound to its CPU; a caller
+	 * queues on the CPU it runs on, as the kernel's per-CPU callback lists
+	 * (liburcu's create_all_cpu_call_rcu_data())
+	 */
+	DCSIM_RCU_CB_PER_CPU,
+};
+
+/**
+ * dcsim_rcu_callbacks_setup() - choose how deferred callbacks are queued.
+ * GLOBAL: the one callback thread is bound to @cpu (-1: to every CPU the
+ * caller may run on, rather than to whichever CPU mask the thread that
+ * first queued a callback had); PER_CPU: @cpu is ignored.  Switching from
+ * PER_CPU to GLOBAL hands queued callbacks to the global queue.  Call it
+ * from one thread while no other queues callbacks.
+ * Return: 0; -EINVAL (unknown @mode, or @cpu not allowed to the caller);
+ * -errno from liburcu (PER_CPU: ENOMEM, or ENOSYS without sched_getcpu()),
+ * with the previous mode kept.
+ */
+DCSIM_API int dcsim_rcu_callbacks_setup(enum dcsim_rcu_callbacks mode, int cpu);
+
 /*
  * Check build: the explorer may take over deferred callbacks.  With a hook
  * installed, dcsim_call_rcu() hands the callback to it instead of liburcu.

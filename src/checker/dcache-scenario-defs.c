@@ -426,6 +426,34 @@ static void check_walk_vs_drop(const struct dscn *s, const struct dcsim_cache_sn
 				   snap->counters.kills);
 }
 
+/*
+ * f a cached negative (an unlink left it), REFERENCED; g cached.  T0 creates
+ * f in place if its lookup finds it before the prunes kill it.
+ */
+static void build_create_in_place(struct dscn *s)
+{
+	struct dcsim_dentry *f = dscn_mk(s, s->dir, "f", NULL);
+	struct dcsim_dentry *g = dscn_mk(s, s->dir, "g", NULL);
+
+	if (!f || !g)
+		return;
+	s->id_f = dcsim_d_id(f);
+	s->id_g = dcsim_d_id(g);
+	dcsim_d_delete(f);		/* count 1: negative, still hashed */
+	warm(s, s->dir, f, "f");
+	warm(s, s->dir, g, "g");
+}
+
+/* f is the same dentry or gone: a create in place neither kills nor allocates. */
+static void check_create_in_place(const struct dscn *s, const struct dcsim_cache_snapshot *snap)
+{
+	const struct dcsim_dentry_state *f = dscn_find(snap, s->id_f);
+
+	if (snap->counters.allocs != (int64_t)s->id_g || (f && (f->count || !f->hashed)))
+		dcsim_explore_fail("f created in place: %" PRId64 " allocations, f %s",
+				   snap->counters.allocs, f ? "unused and hashed?" : "gone");
+}
+
 /* The table: see struct scn_def. */
 const struct scn_def scn_defs[DCSIM_DSCN_NR] = {
 	[DCSIM_DSCN_FINAL_DPUTS] = { "final-dputs", build_final_dputs, {
@@ -566,6 +594,12 @@ const struct scn_def scn_defs[DCSIM_DSCN_NR] = {
 		{ LOOKUP_HIT(0, "f", 1), DELETE(1), DPUT(1) },
 		{ { SOP_END, 0, 0, 0, NULL } } },
 		.check = check_dput_vs_delete },
+	/* T2's lookup may race the d_seq write section of T0's instantiate. */
+	[DCSIM_DSCN_CREATE_IN_PLACE] = { "create-in-place", build_create_in_place, {
+		{ LOOKUP(0, "f", 1), INSTANTIATE(1), DPUT(1) },
+		{ PRUNE(1), PRUNE(1) },
+		{ LOOKUP(0, "f", 1), DPUT(1) } },
+		.check = check_create_in_place },
 };
 
 _Static_assert(sizeof(scn_defs) / sizeof(scn_defs[0]) == DCSIM_DSCN_NR,

@@ -211,6 +211,10 @@ static void spec_step(struct spec *sp, uint32_t *slot, const struct sop *op)
 		slot[op->dst] = a ? spec_walk(sp, a, names, n) : 0;
 		break;
 	}
+	case SOP_INSTANTIATE:
+		if (a)
+			spec_create(sp, a);
+		break;
 	case SOP_DPUT_UNOWNED:
 	case SOP_END:
 		break;
@@ -462,6 +466,16 @@ static void run_op(struct dscn *s, unsigned int tid, const struct sop *op)
 		dcsim_explore_assert(!slot[op->dst] || !dcsim_d_is_negative(slot[op->dst]));
 		break;
 	}
+	case SOP_INSTANTIATE:
+		/* a scenario instantiates only a negative it holds: it must work */
+		if (a) {
+			struct dcsim_dentry *p = dcsim_d_parent(a);
+
+			dcsim_explore_assert(dcsim_inode_lock(p) == 0);
+			dcsim_explore_assert(dcsim_d_instantiate(a) == 0);
+			dcsim_inode_unlock(p);
+		}
+		break;
 	case SOP_END:
 		break;
 	}

@@ -39,6 +39,7 @@ enum sop_kind {
 	SOP_DPUT_UNOWNED,	/* misuse: dput(slot a) without owning a reference */
 	SOP_CREATE,		/* slot dst = d_alloc(slot a, name) + d_add(positive) */
 	SOP_WALK,		/* slot dst = path_walk(slot a, "x/y"): NULL or positive */
+	SOP_INSTANTIATE,	/* create in place: the parent's create lock, d_instantiate(slot a) */
 };
 
 struct sop {
@@ -66,6 +67,7 @@ struct sop {
 
 /* Split @path ("a/f") into @names, in @buf.  Return: the number of components. */
 unsigned int dscn_split_path(const char *path, char (*buf)[16], const char **names);
+#define INSTANTIATE(s)		{ SOP_INSTANTIATE, s, 0, 0, NULL }
 
 struct dscn;
 

@@ -21,7 +21,7 @@
 
 const char *const diff_op_names[T_NR] = {
 	"alloc", "add", "rehash", "lookup", "dget", "dget_parent", "dput", "drop",
-	"delete", "invalidate", "set_op", "set_flags", "prune", "shrink_all",
+	"delete", "invalidate", "set_op", "set_flags", "prune", "shrink_all", "create",
 };
 
 /* Relative frequencies of the random traces. */
@@ -29,6 +29,7 @@ const unsigned int diff_default_weights[T_NR] = {
 	[T_ALLOC] = 14, [T_ADD] = 12, [T_REHASH] = 2, [T_LOOKUP] = 16, [T_DGET] = 6,
 	[T_DGET_PARENT] = 4, [T_DPUT] = 24, [T_DROP] = 3, [T_DELETE] = 3,
 	[T_INVALIDATE] = 2, [T_SETOP] = 3, [T_SETFLAGS] = 2, [T_PRUNE] = 6, [T_SHRINK_ALL] = 1,
+	[T_CREATE] = 3,
 };
 
 /*
@@ -39,6 +40,7 @@ const unsigned int diff_dput_weights[T_NR] = {
 	[T_ALLOC] = 14, [T_ADD] = 12, [T_REHASH] = 2, [T_LOOKUP] = 16, [T_DGET] = 6,
 	[T_DGET_PARENT] = 4, [T_DPUT] = 30, [T_DROP] = 3, [T_DELETE] = 3,
 	[T_INVALIDATE] = 2, [T_SETOP] = 3, [T_SETFLAGS] = 3, [T_PRUNE] = 6, [T_SHRINK_ALL] = 1,
+	[T_CREATE] = 3,
 };
 
 static const char *const names[] = {
@@ -73,6 +75,11 @@ bool diff_valid(const struct run *r, const struct step *st)
 		       !spec_has_hashed(s, d->parent, d->name);
 	case T_SETOP:
 		return held && !d->hashed;
+	case T_CREATE:
+		/* a hashed negative child of a positive parent (its create lock) */
+		return held && d->parent != st->a && d->hashed &&
+		       !(d->flags & DCSIM_DCACHE_ENTRY_TYPE) &&
+		       (s->d[d->parent].flags & DCSIM_DCACHE_ENTRY_TYPE);
 	case T_LOOKUP:
 		return held && st->name;
 	case T_DGET:
@@ -142,6 +149,23 @@ bool diff_apply(struct run *r, const struct step *st)
 		spec_add(s, st->a, st->arg & 1);
 		if (r->c)
 			dcsim_d_add(d, st->arg & 1);
+		return true;
+	case T_CREATE:
+		spec_create(s, st->a);
+		if (!r->c)
+			return true;
+		{
+			struct dcsim_dentry *p = r->ptr[s->d[st->a].parent];
+			int err;
+
+			/* vfs_create(): under the parent's create lock (i_rwsem) */
+			if (dcsim_inode_lock(p))
+				return diff_mismatch(r, "model: the create lock of the parent refused");
+			err = dcsim_d_instantiate(d);
+			dcsim_inode_unlock(p);
+			if (err)
+				return diff_mismatch(r, "model: create (d_instantiate) refused: %d", err);
+		}
 		return true;
 	case T_REHASH:
 		spec_rehash(s, st->a);

@@ -95,6 +95,15 @@ void spec_rehash(struct spec *s, uint32_t id)
 	s->d[id].hashed = true;
 }
 
+/*
+ * vfs_create() over a negative name: the same dentry, now positive; its
+ * count, hash and LRU state are untouched.
+ */
+void spec_create(struct spec *s, uint32_t id)
+{
+	s->d[id].flags |= DCSIM_DCACHE_REGULAR_TYPE;
+}
+
 bool spec_has_hashed(const struct spec *s, uint32_t parent, const char *name)
 {
 	for (uint32_t i = 1; i < s->next_id; i++)

@@ -48,6 +48,8 @@ const struct dcsim_dentry_operations *spec_d_op(enum spec_op_kind op);
 void spec_set_flags(struct spec *s, uint32_t id, uint32_t flags);
 void spec_add(struct spec *s, uint32_t id, bool positive);
 void spec_rehash(struct spec *s, uint32_t id);
+/* Create in place: the hashed negative @id becomes positive (d_instantiate()). */
+void spec_create(struct spec *s, uint32_t id);
 uint32_t spec_lookup(struct spec *s, uint32_t parent, const char *name);	/* 0: miss */
 void spec_dget(struct spec *s, uint32_t id);
 uint32_t spec_dget_parent(struct spec *s, uint32_t id);

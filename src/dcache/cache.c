@@ -16,15 +16,24 @@
  * bucket->lock protects a hash chain; readers walk it under RCU only.
  * cache->roots_lock protects the list of roots.
  * inode->i_lock protects d_inode (with d_lock) and the inode's alias count.
+ * dir_inode->i_rwsem (the directory's create lock, dcsim_inode_lock())
+ *   serialises the namespace changes inside one directory that the model
+ *   makes in place: a create that instantiates a hashed negative dentry
+ *   (dcsim_d_instantiate()) and, by convention, the unlink (d_delete()) and
+ *   lookup-miss-then-create sequences of its users.  One per directory, as
+ *   the kernel's i_rwsem; lookups never take it.
  * A dentry on a private shrink list (DCACHE_SHRINK_LIST) is linked by d_lru
  * into a list owned by one thread; other threads change it only under d_lock
  * and never unlink it (they leave a killed "husk" for the owner to free).
  *
  * Lock order:
- *   inode->i_lock
- *   parent->d_lock
- *     child->d_lock
- *       cache->lru_lock, bucket->lock, cache->roots_lock (leaves)
+ *   dir_inode->i_rwsem (a parent's before its child's, never two siblings')
+ *     inode->i_lock
+ *       parent->d_lock
+ *         child->d_lock
+ *           cache->lru_lock, bucket->lock, cache->roots_lock (leaves)
+ * i_rwsem is taken only with no other lock held (it stands for a sleeping
+ * lock, which may not be taken under a spinlock).
  * Going up (child held, parent wanted) is only ever a trylock; on failure
  * the child is unlocked and the operation retried (dentry_kill()), or the
  * locks are retaken in order (shrink_lock_dentry(), the retain strategy).
@@ -333,6 +342,8 @@ static struct dcsim_dentry *__d_alloc(struct dcsim_cache *c, const char *name, b
 
 /* ---- stub inodes --------------------------------------------------------- */
 
+_Static_assert(sizeof(struct dcsim_inode) == DCSIM_CACHELINE, "an inode is one cache line");
+
 static struct dcsim_inode *inode_alloc(void)
 {
 	struct dcsim_inode *inode = aligned_alloc(DCSIM_CACHELINE, sizeof(*inode));
@@ -341,6 +352,7 @@ static struct dcsim_inode *inode_alloc(void)
 		memset(inode, 0, sizeof(*inode));
 		dcsim_spin_lock_init(&inode->i_lock);
 		inode->i_magic = DCACHE_INODE_MAGIC;
+		dcsim_spin_lock_init(&inode->i_rwsem);
 	}
 	return inode;
 }
@@ -406,6 +418,99 @@ void dentry_clear_inode(struct dcsim_dentry *d)
 	WRITE_ONCE(inode->i_count, left);
 	if (!left)
 		dcsim_call_rcu(&inode->i_rcu, inode_free_rcu);
+}
+
+/*
+ * models fs/dcache.c:__d_instantiate()'s seqcount write section around
+ * __d_set_inode_and_type(); d_lock held.  A lockless walker that sampled
+ * d_seq while the dentry was negative sees it move and looks again.
+ */
+static void __d_instantiate(struct dcsim_dentry *d, struct dcsim_inode *inode, uint32_t type)
+{
+	/* raw_write_seqcount_begin(): odd before the inode is published... */
+	WRITE_ONCE(d->d_seq, READ_ONCE(d->d_seq) + 1);
+	smp_wmb();
+	__d_set_inode(d, inode, type);
+	/* ...and even again only after: raw_write_seqcount_end(). */
+	smp_wmb();
+	WRITE_ONCE(d->d_seq, READ_ONCE(d->d_seq) + 1);
+}
+
+/*
+ * The inode of @dir, for its create lock.  The caller's reference keeps
+ * d_inode stable: d_delete() makes a dentry negative only when the
+ * reference it holds is the only one, so nobody else can while we hold
+ * ours (it unhashes instead).
+ */
+static struct dcsim_inode *dir_inode(struct dcsim_dentry *dir)
+{
+	return READ_ONCE(dir->d_inode);
+}
+
+/* models include/linux/fs.h:inode_lock() of a directory */
+int dcsim_inode_lock(struct dcsim_dentry *dir)
+{
+	struct dcsim_inode *inode;
+
+	if (WARN_ON_ONCE(!dir || !dcache_alive(dir->d_cache)))
+		return -EINVAL;
+	inode = dir_inode(dir);
+	if (WARN_ON_ONCE(!inode || d_cnt(dir) <= 0))
+		return -EINVAL;		/* negative or unreferenced: no i_rwsem */
+	dcsim_spin_lock(&inode->i_rwsem);
+	return 0;
+}
+
+/* models include/linux/fs.h:inode_unlock() of a directory */
+void dcsim_inode_unlock(struct dcsim_dentry *dir)
+{
+	struct dcsim_inode *inode;
+
+	if (WARN_ON_ONCE(!dir || !dcache_alive(dir->d_cache)))
+		return;
+	inode = dir_inode(dir);
+	/* Unlinked while locked (only its holder could): the lock went with it. */
+	if (WARN_ON_ONCE(!inode))
+		return;
+	dcsim_spin_unlock(&inode->i_rwsem);	/* warns itself if not held */
+}
+
+/*
+ * models fs/namei.c:vfs_create() -> d_instantiate(): the hashed negative
+ * dentry left by an unlink (or a failed lookup) becomes positive in place,
+ * with a new inode: no allocation of a dentry, no kill, no LRU or hash
+ * traffic.  i_lock of the new inode, then d_lock, as d_instantiate() does.
+ */
+int dcsim_d_instantiate(struct dcsim_dentry *d)
+{
+	struct dcsim_inode *inode, *dir;
+
+	if (WARN_ON_ONCE(!d || !dcache_alive(d->d_cache)))
+		return -EINVAL;
+	/*
+	 * The parent is pinned by our child's reference, and its inode with
+	 * it (see dir_inode()); no rename in the model, so d_parent is fixed.
+	 */
+	dir = IS_ROOT(d) ? NULL : dir_inode(READ_ONCE(d->d_parent));
+	if (WARN_ON_ONCE(!dir || !dcsim_spin_is_locked(&dir->i_rwsem)))
+		return -EINVAL;		/* a root, or the create lock not held */
+	inode = inode_alloc();
+	if (!inode)
+		return -ENOMEM;
+	/* A new inode: its i_lock is ours alone, taken first as the order says. */
+	dcsim_spin_lock(&inode->i_lock);
+	d_lock(d);
+	if (WARN_ON_ONCE(d_cnt(d) <= 0 || d_unhashed(d) || READ_ONCE(d->d_inode))) {
+		/* unreferenced, unhashed or positive: nothing changes */
+		d_unlock(d);
+		dcsim_spin_unlock(&inode->i_lock);
+		free(inode);
+		return -EINVAL;
+	}
+	__d_instantiate(d, inode, DCSIM_DCACHE_REGULAR_TYPE);
+	d_unlock(d);
+	dcsim_spin_unlock(&inode->i_lock);
+	return 0;
 }
 
 /* models fs/dcache.c:d_make_root() */

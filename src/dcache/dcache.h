@@ -87,7 +87,25 @@ struct dcsim_cache {
 struct dcsim_inode {
 	dcsim_spinlock_t i_lock;
 	uint32_t i_count;		/* dentries whose d_inode is this; under i_lock */
-	struct dcsim_rcu_head i_rcu;	/* 8 bytes past a 16-byte boundary */
+	struct dcsim_rcu_head i_rcu;
+	/*
+	 * A directory's create lock, standing for i_rwsem held exclusive
+	 * (dcsim_inode_lock()).  The inode is one cache line of its own, so
+	 * the lock shares it only with this directory's i_lock and i_count,
+	 * which change when the directory itself is linked or unlinked, never
+	 * when its children are: creators in different directories write
+	 * different lines.
+	 *
+	 * The model's ticket spinlock rather than a pthread rwlock: each of
+	 * its accesses is a schedule point of the check build, so the
+	 * explorer can interleave two creators (a pthread lock would block a
+	 * logical thread behind the explorer, which runs one at a time);
+	 * nobody takes it shared (lookups are lockless, and the kernel's
+	 * shared holders, lookup_slow(), create when they miss); and a waiter
+	 * yields its CPU after a short spin (dcsim_spin_lock()), so a
+	 * preempted holder costs yields, not a time slice of spinning.
+	 */
+	dcsim_spinlock_t i_rwsem;
 	uint32_t i_magic;		/* DCACHE_INODE_MAGIC */
 } dcsim_cacheline_aligned;
 

@@ -14,7 +14,10 @@
 
 #include <cmocka.h>
 
+#include <errno.h>
+
 #include <dcsim/cache.h>
+#include <dcsim/rcu.h>
 #include <dcsim/strategy.h>
 #include <dcsim/warn.h>
 
@@ -113,10 +116,99 @@ static void test_threads(void **state)
 	}
 }
 
+/*
+ * Shared names changed only under the directory's create lock: a name found
+ * negative there is instantiated in place, which must always succeed (a
+ * refusal would warn), a positive one is sometimes unlinked, an absent one
+ * made anew.  Lookups outside the lock race all of it.
+ */
+static void *create_worker(void *arg)
+{
+	struct shared *sh = arg;
+	struct dcsim_rng rng;
+
+	dcsim_rng_seed(&rng, sh->seed ^ (uint64_t)pthread_self());
+	for (uint64_t i = 0; i < sh->iters; i++) {
+		const char *nm = names[dcsim_rng_below(&rng, NNAMES)];
+		unsigned int r = dcsim_rng_below(&rng, 100);
+		struct dcsim_dentry *d;
+
+		if (r < 30) {		/* a stat, no lock */
+			dcsim_dput(dcsim_d_lookup(sh->dir, nm));
+			continue;
+		}
+		assert_int_equal(dcsim_inode_lock(sh->dir), 0);
+		d = dcsim_d_lookup(sh->dir, nm);
+		if (!d) {
+			d = dcsim_d_alloc(sh->dir, nm);
+			assert_non_null(d);
+			dcsim_d_add(d, true);
+		} else if (dcsim_d_is_negative(d)) {
+			assert_int_equal(dcsim_d_instantiate(d), 0);
+		} else if (r < 70) {
+			dcsim_d_delete(d);
+		}
+		dcsim_inode_unlock(sh->dir);
+		if (r % 25 == 3)
+			dcsim_prune(sh->c, 4);
+		dcsim_dput(d);
+	}
+	return NULL;
+}
+
+/* Every strategy, once with per-CPU callback queues and once with the global one. */
+static void test_create_in_place(void **state)
+{
+	uint64_t iters = dcsim_test_env_u64("DCSIM_THREAD_ITERS", 20000) / 2;
+	uint64_t seed = dcsim_test_seed(1);
+
+	(void)state;
+	assert_int_equal(dcsim_rcu_callbacks_setup((enum dcsim_rcu_callbacks)7, -1), -EINVAL);
+	assert_int_equal(dcsim_rcu_callbacks_setup(DCSIM_RCU_CB_GLOBAL, 1 << 20), -EINVAL);
+	for (int mode = 0; mode < 2; mode++) {
+		int err = dcsim_rcu_callbacks_setup(mode ? DCSIM_RCU_CB_GLOBAL : DCSIM_RCU_CB_PER_CPU, -1);
+
+		assert_int_equal(err, 0);
+		for (size_t i = 0; i < dcsim_strategy_count(); i++) {
+			const struct dcsim_dput_strategy *s = dcsim_strategy_get(i);
+			struct dcsim_cache_config cfg = { .strategy = s, .hash_bits = 2 };
+			struct shared sh = { .c = dcsim_cache_create(&cfg), .iters = iters, .seed = seed };
+			struct dcsim_dentry *root = dcsim_d_alloc_root(sh.c, "/");
+			pthread_t t[NTHREADS];
+			unsigned long w = dcsim_warn_count();
+			char rep[4096];
+			unsigned int v;
+
+			sh.dir = dcsim_d_alloc(root, "dir");
+			dcsim_d_add(sh.dir, true);
+			for (int k = 0; k < NTHREADS; k++)
+				assert_int_equal(pthread_create(&t[k], NULL, create_worker, &sh), 0);
+			for (int k = 0; k < NTHREADS; k++)
+				pthread_join(t[k], NULL);
+			{
+				struct dcsim_held_ref h[] = { { root, 1 }, { sh.dir, 1 } };
+
+				v = dcsim_cache_verify(sh.c, h, 2, DCSIM_VERIFY_REFS_EXACT, rep,
+						       sizeof(rep));
+			}
+			if (v)
+				fprintf(stderr, "%s: %u violations\n%s", s->name, v, rep);
+			assert_int_equal(v, 0);
+			assert_int_equal(dcsim_warn_count(), w);
+			dcsim_dput(sh.dir);
+			dcsim_dput(root);
+			dcsim_shrink_all(sh.c);
+			dcsim_cache_destroy(sh.c);
+		}
+		dcsim_rcu_barrier();
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_create_in_place),
 	};
 
 	dcsim_test_print_htm("test-dcache-threads");

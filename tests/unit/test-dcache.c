@@ -676,6 +676,96 @@ static void test_walk(void **state)
 	for_each_strategy(case_walk);
 }
 
+/* ---- create in place: unlink, then d_instantiate() the negative ---------- */
+
+static void case_create_in_place(const struct dcsim_dput_strategy *s)
+{
+	struct dcsim_cache *c = mk(s);
+	struct dcsim_dentry *root = dcsim_d_alloc_root(c, "/");
+	struct dcsim_dentry *dir, *a, *u, *neg;
+	int64_t allocs, kills, lru_add, lru_del, hashed;
+	unsigned long w;
+
+	dir = dcsim_d_alloc(root, "dir");
+	dcsim_d_add(dir, true);
+	a = dcsim_d_alloc(dir, "a");
+	dcsim_d_add(a, true);
+	/* unlink under the directory's create lock: count 1, so it goes negative */
+	assert_int_equal(dcsim_inode_lock(dir), 0);
+	dcsim_d_delete(a);
+	dcsim_inode_unlock(dir);
+	assert_true(dcsim_d_is_negative(a));
+	assert_false(dcsim_d_unhashed(a));
+	dcsim_dput(a);				/* a cached negative, on the LRU */
+	allocs = stat_of(c, DCSIM_CS_ALLOC);
+	kills = stat_of(c, DCSIM_CS_KILL);
+	lru_add = stat_of(c, DCSIM_CS_LRU_ADD);
+	lru_del = stat_of(c, DCSIM_CS_LRU_DEL);
+	hashed = stat_of(c, DCSIM_CS_NR_HASHED);
+	/* create: the lookup finds the negative, instantiate makes it positive */
+	assert_int_equal(dcsim_inode_lock(dir), 0);
+	neg = dcsim_d_lookup(dir, "a");
+	assert_ptr_equal(neg, a);
+	assert_true(dcsim_d_is_negative(neg));
+	assert_int_equal(dcsim_d_instantiate(neg), 0);
+	dcsim_inode_unlock(dir);
+	assert_false(dcsim_d_is_negative(a));
+	assert_false(dcsim_d_unhashed(a));
+	assert_int_equal(dcsim_d_flags(a) & DCSIM_DCACHE_ENTRY_TYPE, DCSIM_DCACHE_REGULAR_TYPE);
+	/* in place: nothing allocated, killed, hashed or moved on the LRU */
+	assert_int_equal(stat_of(c, DCSIM_CS_ALLOC), allocs);
+	assert_int_equal(stat_of(c, DCSIM_CS_KILL), kills);
+	assert_int_equal(stat_of(c, DCSIM_CS_LRU_ADD), lru_add);
+	assert_int_equal(stat_of(c, DCSIM_CS_LRU_DEL), lru_del);
+	assert_int_equal(stat_of(c, DCSIM_CS_NR_HASHED), hashed);
+	{
+		struct dcsim_held_ref h[] = { { root, 1 }, { dir, 1 }, { a, 1 } };
+		check_cache(c, h, 3);
+	}
+
+	/* Misuse: each refused with one warning, nothing changed. */
+	dcsim_warn_set_quiet(true);
+	w = dcsim_warn_count();
+	assert_int_equal(dcsim_d_instantiate(a), -EINVAL);	/* lock not held */
+	assert_int_equal(dcsim_warn_count(), w + 1);
+	assert_int_equal(dcsim_inode_lock(dir), 0);
+	assert_int_equal(dcsim_d_instantiate(a), -EINVAL);	/* positive */
+	assert_int_equal(dcsim_warn_count(), w + 2);
+	u = dcsim_d_alloc(dir, "u");
+	assert_int_equal(dcsim_d_instantiate(u), -EINVAL);	/* unhashed */
+	assert_int_equal(dcsim_warn_count(), w + 3);
+	assert_true(dcsim_d_is_negative(u));
+	assert_true(dcsim_d_unhashed(u));
+	assert_int_equal(dcsim_d_instantiate(root), -EINVAL);	/* a root */
+	assert_int_equal(dcsim_warn_count(), w + 4);
+	dcsim_inode_unlock(dir);
+	dcsim_inode_unlock(dir);				/* not held */
+	assert_int_equal(dcsim_warn_count(), w + 5);
+	dcsim_d_add(u, false);					/* a hashed negative */
+	assert_int_equal(dcsim_inode_lock(u), -EINVAL);	/* negative: no i_rwsem */
+	assert_int_equal(dcsim_warn_count(), w + 6);
+	dcsim_warn_set_quiet(false);
+	assert_false(dcsim_d_is_negative(a));
+	assert_int_equal(stat_of(c, DCSIM_CS_ALLOC), allocs + 1);
+	dcsim_dput(u);
+	dcsim_dput(a);
+	{
+		struct dcsim_held_ref h[] = { { root, 1 }, { dir, 1 } };
+		check_cache(c, h, 2);
+	}
+	dcsim_dput(dir);
+	dcsim_dput(root);
+	dcsim_shrink_all(c);
+	check_cache(c, NULL, 0);
+	destroy(c);
+}
+
+static void test_create_in_place(void **state)
+{
+	(void)state;
+	for_each_strategy(case_create_in_place);
+}
+
 /* ---- snapshot ------------------------------------------------------------ */
 
 struct deltas {
@@ -807,6 +897,7 @@ int main(void)
 		cmocka_unit_test(test_refs),
 		cmocka_unit_test(test_link),
 		cmocka_unit_test(test_walk),
+		cmocka_unit_test(test_create_in_place),
 		cmocka_unit_test(test_snapshot),
 	};
 
