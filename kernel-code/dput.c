@@ -3,8 +3,10 @@
  * One variant of the kernel's dput() path, compiled from the source that
  * extract.py took out of a linux-source tarball (the functions of its tree
  * table, kernel-code/trees/) (meson passes
- * KC_SOURCE, the generated file, and KC_ENTRY, the name of the entry point
- * for glue.c; dput itself is renamed per variant with -Ddput=...).
+ * KC_SOURCE, the generated file, KC_ENTRY, the name of the entry point
+ * for glue.c, KC_VARIANT, the prefix of the variant's other external
+ * names, and KC_OPS, the name of its ops table; dput itself is renamed per
+ * variant with -Ddput=...).
  *
  * Everything the extracted functions name comes from the shims in
  * include/: struct dentry over struct dcsim_dentry, lockref, spinlock_t,
@@ -16,6 +18,22 @@
 #include <kc/dcache.h>
 #include <kc/funcs.h>
 
+#if !defined(KC_VARIANT) || !defined(KC_OPS)
+#error "define KC_VARIANT (the variant's prefix, kc_<name>_) and KC_OPS (its ops table, kc_<name>_ops)"
+#endif
+
+/*
+ * The kernel's functions with external linkage, under the variant's names
+ * (KC_VARIANT, from meson: kc_k612_, ...), so that the variants and the
+ * library's own shrink_dentry_list() do not collide.
+ */
+#define __KC_VCAT2(a, b)	a##b
+#define __KC_VCAT(a, b)		__KC_VCAT2(a, b)
+#define shrink_dentry_list	__KC_VCAT(KC_VARIANT, shrink_dentry_list)
+#define prune_dcache_sb		__KC_VCAT(KC_VARIANT, prune_dcache_sb)
+#define shrink_dcache_sb	__KC_VCAT(KC_VARIANT, shrink_dcache_sb)
+#define dget_parent		__KC_VCAT(KC_VARIANT, dget_parent)
+
 #include KC_SOURCE
 
 void KC_ENTRY(struct dcsim_dentry *d);
@@ -25,6 +43,42 @@ void KC_ENTRY(struct dcsim_dentry *d)
 	dput((struct dentry *)(void *)d);
 }
 
+/*
+ * The ops table (src/dcache/kernel-code.h): dcsim_prune(),
+ * dcsim_shrink_all() and dcsim_dget_parent() of a cache of this variant
+ * run the tree's own prune_dcache_sb(), shrink_dcache_sb() and
+ * dget_parent().  The kernel's shrinkers return what they isolated (or
+ * nothing); dcsim's API returns the dentries killed, counted by the kill
+ * glue (kc_kills()) on this thread.
+ */
+static unsigned long kc_prune(struct dcsim_cache *c, unsigned long nr_to_scan)
+{
+	struct shrink_control sc = { .nr_to_scan = nr_to_scan };
+	unsigned long k0 = kc_kills();
+
+	prune_dcache_sb((struct super_block *)(void *)c, &sc);
+	return kc_kills() - k0;
+}
+
+static unsigned long kc_shrink_all(struct dcsim_cache *c)
+{
+	unsigned long k0 = kc_kills();
+
+	shrink_dcache_sb((struct super_block *)(void *)c);
+	return kc_kills() - k0;
+}
+
+static struct dcsim_dentry *kc_dget_parent(struct dcsim_dentry *d)
+{
+	return kc_dcsim(dget_parent((struct dentry *)(void *)d));
+}
+
+const struct dcsim_dcache_ops KC_OPS = {
+	.prune = kc_prune,
+	.shrink_all = kc_shrink_all,
+	.get_parent = kc_dget_parent,
+};
+
 #if DCSIM_CHECK
 /* For the explorer's traces: which kernel function made an access (the tree table's list). */
 #define KC_FUNC(f)	{ #f, (const void *)f, KC_SOURCE },
@@ -32,6 +86,9 @@ static const struct kc_func funcs[] = {
 	KC_EXTRACTED_FUNCS
 	/* Ours, but instrumented too: so that no access is charged to its neighbour. */
 	{ "(entry)", (const void *)KC_ENTRY, KC_SOURCE },
+	{ "(entry)", (const void *)kc_prune, KC_SOURCE },
+	{ "(entry)", (const void *)kc_shrink_all, KC_SOURCE },
+	{ "(entry)", (const void *)kc_dget_parent, KC_SOURCE },
 };
 #undef KC_FUNC
 

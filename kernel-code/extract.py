@@ -34,6 +34,10 @@ lockref-funcs.c #include them, one object per variant.)  Each dcache file
 ends with KC_EXTRACTED_FUNCS, one KC_FUNC(name) per function, from which
 dput.c builds the explorer's table of function names.
 
+The table's defines line names macros of the source that the functions
+use (every "#define NAME..." line whose name starts with one of its
+prefixes, D_FLAG_VERIFY for example), copied into every variant.
+
 Functions are found by name, never by line number, and copied by brace
 matching with their kernel-doc comment; each is preceded by a #line
 directive, so compiler messages and explorer traces point into fs/dcache.c.
@@ -163,10 +167,11 @@ def find_function(src, name, path):
 
 def find_defines(src, prefix, path):
     out = []
-    for m in re.finditer(r"(?m)^#define\s+%s\w+.*$" % re.escape(prefix), src):
+    for m in re.finditer(r"(?m)^#define\s+%s\w*.*$" % re.escape(prefix), src):
         out.append((m.start(), m.end()))
     if not out:
-        die("%s: no #define %s* (the abort codes of fast_dput_htm())" % (path, prefix))
+        die("%s: no #define %s* (a defines or series-defines line of the tree table)" %
+            (path, prefix))
     return out
 
 
@@ -228,7 +233,7 @@ def extract(path, source, funcs, define_prefixes, origin):
 
 def read_tree(path):
     """The tree table: "key value..." lines, '#' comments."""
-    known = {"package", "top", "source", "funcs", "shims", "lockref", "cflags",
+    known = {"package", "top", "source", "funcs", "defines", "shims", "lockref", "cflags",
              "series-funcs", "series-defines"}
     tree = {k: [] for k in known}
     with open(path, encoding="utf-8") as f:
@@ -370,13 +375,14 @@ def main():
             die("%s: cannot unpack %s (is it %s?):\n%s" %
                 (args.tarball, ", ".join(sorted(members)), tree["package"], err))
         base = os.path.join(work, top)
-        funcs, defines = tree["funcs"], []
+        funcs, defines = tree["funcs"], tree["defines"]
         origin = "%s %s" % (tarname, source)
         if patches and args.patch:
             # A patch on top of the series: the series' variant, changed.
             for p in patches:
                 apply_patch(p, base, args.tarball, None)
-            funcs, defines = tree["funcs"] + tree["series-funcs"], tree["series-defines"]
+            funcs = tree["funcs"] + tree["series-funcs"]
+            defines = tree["defines"] + tree["series-defines"]
             origin += " with %s" % ", ".join(os.path.basename(p) for p in patches)
         for p in args.patch:
             apply_patch(p, base, args.tarball, 0)
@@ -398,7 +404,8 @@ def main():
         for p in patches:
             apply_patch(p, patched, args.tarball, None)
         htm = extract(os.path.join(patched, source), source,
-                      tree["funcs"] + tree["series-funcs"], tree["series-defines"],
+                      tree["funcs"] + tree["series-funcs"],
+                      tree["defines"] + tree["series-defines"],
                       "%s %s with %s" % (tarname, source,
                                          ", ".join(os.path.basename(p) for p in patches)))
         write(out("htm-dcache.h"), htm)

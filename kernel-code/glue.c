@@ -11,6 +11,10 @@
  *            6.8 rework; the hand-written model of it is "retain")
  *   k612-htm the same after kernel/patches-6.12/, when that is there
  *
+ * Each brings its tree's shrinker and dget_parent() too (.ops, built in
+ * dput.c per variant): a cache of one of them runs the kernel's code for
+ * dcsim_prune(), dcsim_shrink_all() and dcsim_dget_parent().
+ *
  * Compiled with -DKC_PLUGIN by kernel-code/kpatch.py (dcsim-check
  * --kernel-patch), it keeps the runtime parts and registers the one
  * patched variant of that build instead.
@@ -32,6 +36,7 @@
 #include "kernel-code.h"
 
 __thread struct kc_tally kc_tally;
+__thread struct kc_pcpu kc_pcpu;
 
 #if DCSIM_CHECK
 #include <kc/glue-impl.h>
@@ -69,7 +74,7 @@ unsigned int kc_htm_status(dcsim_htm_status_t st)
 
 /* ---- function names for traces (filled by constructors, then read-only) ---- */
 
-#define KC_MAX_FUNCS	128
+#define KC_MAX_FUNCS	1024
 static struct kc_func func_tab[KC_MAX_FUNCS];
 static size_t nr_funcs;
 
@@ -206,6 +211,7 @@ static enum dcsim_dput_path fn(struct dcsim_dentry *d)				\
  * the whole object loaded, so a failed load registers nothing.
  */
 void kc_kp_dput(struct dcsim_dentry *d);
+extern const struct dcsim_dcache_ops kc_kp_ops;	/* the tree's shrinker and dget_parent() */
 int dcsim_plugin_init(void) __attribute__((visibility("default")));
 
 KC_STRATEGY_DPUT(kp_dput, kc_kp_dput)
@@ -215,6 +221,8 @@ static const struct dcsim_dput_strategy kp = {
 	.description = KC_PLUGIN_DESCRIPTION,
 	.dput = kp_dput,
 	.retain_style = DCSIM_RETAIN_LRU_THEN_REFERENCED,
+	.flags = KC_PLUGIN_FLAGS,
+	.ops = &kc_kp_ops,
 };
 
 int dcsim_plugin_init(void)
@@ -225,12 +233,18 @@ int dcsim_plugin_init(void)
 
 void kc_k61_dput(struct dcsim_dentry *d);
 void kc_k61_htm_dput(struct dcsim_dentry *d);
+extern const struct dcsim_dcache_ops kc_k61_ops;
+extern const struct dcsim_dcache_ops kc_k61_htm_ops;
 void kc_k612_dput(struct dcsim_dentry *d);
+extern const struct dcsim_dcache_ops kc_k612_ops;
 #ifdef KC_HAVE_K612_HTM
 void kc_k612_htm_dput(struct dcsim_dentry *d);
+extern const struct dcsim_dcache_ops kc_k612_htm_ops;
 #endif
 void kc_k612_ex_dput(struct dcsim_dentry *d);
 void kc_k612_ex_bug_dput(struct dcsim_dentry *d);
+extern const struct dcsim_dcache_ops kc_k612_ex_ops;
+extern const struct dcsim_dcache_ops kc_k612_ex_bug_ops;
 #if DCSIM_CHECK
 void kc_k61_htm_bug_nolock_dput(struct dcsim_dentry *d);
 #endif
@@ -250,6 +264,7 @@ static const struct dcsim_dput_strategy k61 = {
 		       "compiled from linux-source-6.1",
 	.dput = k61_dput,
 	.retain_style = DCSIM_RETAIN_LRU_THEN_REFERENCED,
+	.ops = &kc_k61_ops,
 };
 
 static const struct dcsim_dput_strategy k61_htm = {
@@ -258,6 +273,7 @@ static const struct dcsim_dput_strategy k61_htm = {
 	.dput = k61_htm_dput,
 	.retain_style = DCSIM_RETAIN_LRU_THEN_REFERENCED,
 	.flags = DCSIM_STRATEGY_USES_HTM,
+	.ops = &kc_k61_htm_ops,
 };
 
 static const struct dcsim_dput_strategy k612 = {
@@ -267,6 +283,7 @@ static const struct dcsim_dput_strategy k612 = {
 	.dput = k612_dput,
 	.retain_style = DCSIM_RETAIN_LRU_THEN_REFERENCED,
 	.flags = DCSIM_STRATEGY_LOCK_FOR_KILL,
+	.ops = &kc_k612_ops,
 };
 
 #ifdef KC_HAVE_K612_HTM
@@ -277,6 +294,7 @@ static const struct dcsim_dput_strategy k612_htm = {
 	.dput = k612_htm_dput,
 	.retain_style = DCSIM_RETAIN_LRU_THEN_REFERENCED,
 	.flags = DCSIM_STRATEGY_USES_HTM | DCSIM_STRATEGY_LOCK_FOR_KILL,
+	.ops = &kc_k612_htm_ops,
 };
 #endif
 
@@ -291,6 +309,7 @@ const struct dcsim_dput_strategy kc_strategy_example = {
 	.dput = k612_ex_dput,
 	.retain_style = DCSIM_RETAIN_LRU_THEN_REFERENCED,
 	.flags = DCSIM_STRATEGY_LOCK_FOR_KILL,
+	.ops = &kc_k612_ex_ops,
 };
 
 const struct dcsim_dput_strategy kc_strategy_example_bug = {
@@ -300,6 +319,7 @@ const struct dcsim_dput_strategy kc_strategy_example_bug = {
 	.dput = k612_ex_bug_dput,
 	.retain_style = DCSIM_RETAIN_LRU_THEN_REFERENCED,
 	.flags = DCSIM_STRATEGY_LOCK_FOR_KILL,
+	.ops = &kc_k612_ex_bug_ops,
 };
 
 /*
@@ -319,6 +339,7 @@ struct kc_corpus_unbuilt {
 
 #if DCSIM_CHECK
 KC_STRATEGY_DPUT(k61_htm_bug_nolock_dput, kc_k61_htm_bug_nolock_dput)
+extern const struct dcsim_dcache_ops kc_k61_htm_bug_nolock_ops;
 
 /* The planted bug (tests/kernel-code/test-kernel-code.c registers it). */
 const struct dcsim_dput_strategy kc_strategy_bug_nolock = {
@@ -327,6 +348,7 @@ const struct dcsim_dput_strategy kc_strategy_bug_nolock = {
 	.dput = k61_htm_bug_nolock_dput,
 	.retain_style = DCSIM_RETAIN_LRU_THEN_REFERENCED,
 	.flags = DCSIM_STRATEGY_USES_HTM,
+	.ops = &kc_k61_htm_bug_nolock_ops,
 };
 #endif
 

@@ -38,6 +38,7 @@ struct dcsim_inode;
 
 /* d_flags: the kernel's 6.1 values (include/linux/dcache.h). */
 #define DCSIM_DCACHE_OP_DELETE		0x00000008u /* d_op->d_delete is set (static) */
+#define DCSIM_DCACHE_OP_PRUNE		0x00000010u /* d_op->d_prune is set (static) */
 #define DCSIM_DCACHE_DISCONNECTED	0x00000020u /* never retained once unused */
 #define DCSIM_DCACHE_REFERENCED		0x00000040u /* recently used, don't discard */
 #define DCSIM_DCACHE_DONTCACHE		0x00000080u /* purge from cache on final dput */
@@ -65,6 +66,15 @@ struct dcsim_dentry_operations {
 	 * call back into the cache.
 	 */
 	int (*d_delete)(const struct dcsim_dentry *dentry);
+	/*
+	 * ->d_prune(): called with d_lock held when the dentry is about to be
+	 * unhashed and killed (DCSIM_DCACHE_OP_PRUNE).  ->d_release(): called
+	 * after the kill, before the memory is freed (by the 6.8+ kills with
+	 * no lock held, by the older ones with d_lock held).  Neither may
+	 * call back into the cache.
+	 */
+	void (*d_prune)(struct dcsim_dentry *dentry);
+	void (*d_release)(struct dcsim_dentry *dentry);
 };
 
 /* Private linkage types. */

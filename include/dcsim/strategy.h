@@ -65,12 +65,20 @@ enum dcsim_retain_style {
  */
 #define DCSIM_STRATEGY_LOCK_FOR_KILL	0x2u
 
+/*
+ * Not API: the kernel-code strategies' own shrinker, walks and lookups
+ * (src/dcache/kernel-code.h).  Users' strategies leave ->ops NULL, and the
+ * model's code runs those paths.
+ */
+struct dcsim_dcache_ops;
+
 struct dcsim_dput_strategy {
 	const char *name;		/* unique, e.g. "fast-htm" */
 	const char *description;	/* one line: what it models */
 	enum dcsim_dput_path (*dput)(struct dcsim_dentry *dentry);
 	enum dcsim_retain_style retain_style;
 	unsigned int flags;		/* DCSIM_STRATEGY_* */
+	const struct dcsim_dcache_ops *ops;	/* NULL: the model's (not API, above) */
 };
 
 #define DCSIM_MAX_STRATEGIES		32

@@ -54,6 +54,7 @@
 #include <string.h>
 
 #include "dcache.h"
+#include "kernel-code.h"
 #include "rcu-internal.h"
 
 _Static_assert(sizeof(struct dcsim_dentry) <= 192, "struct dcsim_dentry must fit 192 bytes");
@@ -166,6 +167,7 @@ struct dcsim_cache *(dcsim_cache_create)(const struct dcsim_cache_config *cfg)
 	memset(c->pcpu, 0, sizeof(*c->pcpu) * DCSIM_MAX_THREADS);
 	c->hash_mask = (1u << bits) - 1;
 	c->strategy = s;
+	c->ops = s->ops;
 	c->retain_style = s->retain_style;
 	c->next_id = 1;
 	dcsim_spin_lock_init(&c->lru_lock);
@@ -396,6 +398,29 @@ void dentry_unlink_inode(struct dcsim_dentry *d)
 }
 
 /*
+ * dentry_unlink_inode() for the kernel's own __dentry_kill() (k612): the
+ * same under d_lock and i_lock, but both stay held, for the kernel code
+ * drops them itself (kernel-code/include/kc/glue-impl.h).  The last alias
+ * queues the inode's free now: the caller's held i_lock is an RCU reader
+ * in that tree, so the grace period waits for its unlock.
+ */
+void dentry_clear_inode(struct dcsim_dentry *d)
+{
+	struct dcsim_inode *inode = READ_ONCE(d->d_inode);
+	uint32_t left;
+
+	/* The write section of dentry_unlink_inode() above, for the same readers. */
+	__d_seq_write_begin(d);
+	__d_clear_flags(d, DCSIM_DCACHE_ENTRY_TYPE);
+	WRITE_ONCE(d->d_inode, NULL);
+	__d_seq_write_end(d);
+	left = READ_ONCE(inode->i_count) - 1;
+	WRITE_ONCE(inode->i_count, left);
+	if (!left)
+		dcsim_call_rcu(&inode->i_rcu, inode_free_rcu);
+}
+
+/*
  * models fs/dcache.c:__d_instantiate()'s seqcount write section around
  * __d_set_inode_and_type(); d_lock held.  A lockless walker that sampled
  * d_seq while the dentry was negative sees it move and looks again.
@@ -559,6 +584,10 @@ void dcsim_d_set_op(struct dcsim_dentry *d, const struct dcsim_dentry_operations
 		__d_set_flags(d, DCSIM_DCACHE_OP_DELETE);
 	else
 		__d_clear_flags(d, DCSIM_DCACHE_OP_DELETE);
+	if (op && op->d_prune)
+		__d_set_flags(d, DCSIM_DCACHE_OP_PRUNE);
+	else
+		__d_clear_flags(d, DCSIM_DCACHE_OP_PRUNE);
 	d_unlock(d);
 }
 
@@ -856,14 +885,12 @@ struct dcsim_dentry *dcsim_dget(struct dcsim_dentry *d)
 }
 
 /* models fs/dcache.c:dget_parent() */
-struct dcsim_dentry *dcsim_dget_parent(struct dcsim_dentry *d)
+static struct dcsim_dentry *dcache_dget_parent(struct dcsim_dentry *d)
 {
 	struct dcsim_dentry *p;
 	uint32_t seq;
 	int ok;
 
-	if (WARN_ON_ONCE(!dcache_alive(d->d_cache)))
-		return NULL;
 	/* Optimistic: the parent is pinned by our child's reference. */
 	dcsim_rcu_read_lock();
 	seq = READ_ONCE(d->d_seq);
@@ -887,6 +914,17 @@ struct dcsim_dentry *dcsim_dget_parent(struct dcsim_dentry *d)
 	d_set_cnt(p, d_cnt(p) + 1);
 	d_unlock(p);
 	return p;
+}
+
+struct dcsim_dentry *dcsim_dget_parent(struct dcsim_dentry *d)
+{
+	struct dcsim_cache *c = d->d_cache;
+
+	if (WARN_ON_ONCE(!dcache_alive(c)))
+		return NULL;
+	if (c->ops && c->ops->get_parent)
+		return c->ops->get_parent(d);
+	return dcache_dget_parent(d);
 }
 
 /* ---- LRU helpers (d_lock held); models fs/dcache.c d_lru_add() etc. ------ */

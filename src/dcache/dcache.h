@@ -23,6 +23,13 @@
 #include "../thread.h"
 #include "cover.h"
 
+/*
+ * 3.x..6.7's DCACHE_MAY_FREE (6.1's value; dcsim's public flags do not
+ * name it): set by the model's 6.1 kill on a husk it leaves on a shrink
+ * list, for the kernel's 6.1 shrink_dentry_list() (strategy k61).
+ */
+#define DCACHE_MAY_FREE		0x00800000u
+
 #define DCACHE_MAGIC_ALIVE	0x44434143u	/* "DCAC" */
 #define DCACHE_MAGIC_DEAD	0xdeadcac3u
 
@@ -42,6 +49,8 @@ struct dcsim_cache {
 	uint32_t magic;
 	enum dcsim_retain_style retain_style;
 	const struct dcsim_dput_strategy *strategy;
+	/* the strategy's ->ops: NULL members (or NULL) run the model's code */
+	const struct dcsim_dcache_ops *ops;
 	struct dcache_bucket *hash;
 	uint32_t hash_mask;
 	struct dcache_pcpu *pcpu;	/* [DCSIM_MAX_THREADS] */
@@ -223,6 +232,21 @@ static inline bool IS_ROOT(struct dcsim_dentry *d)
 	return READ_ONCE(d->d_parent) == d;
 }
 
+/* ->d_prune() (d_lock held, DCACHE_OP_PRUNE) and ->d_release() (no lock), as __dentry_kill() calls them. */
+static inline void d_prune(struct dcsim_dentry *d)
+{
+	if (unlikely(d_flags_read(d) & DCSIM_DCACHE_OP_PRUNE))
+		READ_ONCE(d->d_op)->d_prune(d);
+}
+
+static inline void d_release(struct dcsim_dentry *d)
+{
+	const struct dcsim_dentry_operations *op = READ_ONCE(d->d_op);
+
+	if (op && op->d_release)
+		op->d_release(d);
+}
+
 /*
  * ---- d_seq: the dentry's seqcount (include/linux/seqlock.h) -------------
  *
@@ -375,6 +399,7 @@ struct dcsim_dentry *__d_lookup_rcu(struct dcsim_dentry *parent, const char *nam
 void dentry_unlist(struct dcsim_dentry *d, struct dcsim_dentry *parent);
 void dentry_free(struct dcsim_dentry *d);
 void dentry_unlink_inode(struct dcsim_dentry *d);
+void dentry_clear_inode(struct dcsim_dentry *d);
 bool dentry_may_free(struct dcsim_dentry *d);
 void __dentry_kill(struct dcsim_dentry *d, struct dcsim_dentry *parent);
 struct dcsim_dentry *__dentry_kill_68(struct dcsim_dentry *d);	/* dput-retain.c */
@@ -410,6 +435,10 @@ bool fast_dput_wants_txn(struct dcsim_dentry *d);
 
 /* shrink.c */
 unsigned long shrink_dentry_list(struct dcsim_cache *c, struct dcsim_list_head *list);
+/* The model's prune_dcache_sb(), shrink_dcache_sb() and d_invalidate(): the default ops. */
+unsigned long dcache_prune(struct dcsim_cache *c, unsigned long nr_to_scan);
+unsigned long dcache_shrink_all(struct dcsim_cache *c);
+void dcache_d_invalidate(struct dcsim_dentry *d);
 
 /*
  * Check flavour: record a new dentry's name for the explorer's reports

@@ -90,8 +90,8 @@ static bool lock_for_kill(struct dcsim_dentry *d)
  * models fs/dcache.c:__dentry_kill() (6.8+): d_lock (and the inode's
  * i_lock, if positive) held, count 0, parent NOT locked.  Kill, drop d_lock, then lock parent and child in order to
  * unlist.  Return: the parent, locked with its count dropped to 0 (the
- * caller decides its fate), or NULL.  Also the __dentry_kill() of the
- * kernel's 6.12 dput() (strategy k612, src/dcache/kernel-code.c).
+ * caller decides its fate), or NULL.  (k612 runs the kernel's own,
+ * kernel-code/trees/6.12.tree.)
  */
 struct dcsim_dentry *__dentry_kill_68(struct dcsim_dentry *d)
 {
@@ -102,6 +102,7 @@ struct dcsim_dentry *__dentry_kill_68(struct dcsim_dentry *d)
 
 	WARN_ON_ONCE(d_flags_read(d) & DCSIM_DCACHE_DENTRY_KILLED);
 	dcsim_lockref_mark_dead(&d->d_lockref);
+	d_prune(d);
 	if ((d_flags_read(d) & (DCSIM_DCACHE_LRU_LIST | DCSIM_DCACHE_SHRINK_LIST)) ==
 	    DCSIM_DCACHE_LRU_LIST)
 		d_lru_del(d);
@@ -110,6 +111,7 @@ struct dcsim_dentry *__dentry_kill_68(struct dcsim_dentry *d)
 		dentry_unlink_inode(d);
 	d_unlock(d);
 	dstat_inc(c, DCSIM_CS_KILL);
+	d_release(d);
 	if (!IS_ROOT(d)) {
 		/* Stable: only a rename changes it, and the dentry is dead. */
 		parent = READ_ONCE(d->d_parent);

@@ -98,6 +98,7 @@ void __dentry_kill(struct dcsim_dentry *d, struct dcsim_dentry *parent)
 
 	WARN_ON_ONCE(d_flags_read(d) & DCSIM_DCACHE_DENTRY_KILLED);	/* killed twice */
 	dcsim_lockref_mark_dead(&d->d_lockref);
+	d_prune(d);
 	f = d_flags_read(d);
 	if ((f & (DCSIM_DCACHE_LRU_LIST | DCSIM_DCACHE_SHRINK_LIST)) == DCSIM_DCACHE_LRU_LIST)
 		d_lru_del(d);
@@ -108,7 +109,21 @@ void __dentry_kill(struct dcsim_dentry *d, struct dcsim_dentry *parent)
 	if (READ_ONCE(d->d_inode))
 		dentry_unlink_inode(d);
 	dstat_inc(c, DCSIM_CS_KILL);
+	/*
+	 * 6.1 drops d_lock for ->d_release() and retakes it to decide who
+	 * frees (DCACHE_MAY_FREE); the model keeps d_lock across the call, so
+	 * that a shrink list's owner cannot free the husk meanwhile
+	 * (docs/kernel.md, intended differences).
+	 */
+	d_release(d);
 	can_free = dentry_may_free(d);
+	/*
+	 * 3.x..6.7 mark the husk for the list's owner: 6.1's
+	 * shrink_dentry_list() (k61 runs it) frees one only with
+	 * DCACHE_MAY_FREE; the model's own tests DENTRY_KILLED.
+	 */
+	if (!can_free)
+		__d_set_flags(d, DCACHE_MAY_FREE);
 	d_unlock(d);
 	if (can_free)
 		dentry_free(d);

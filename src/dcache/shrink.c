@@ -11,6 +11,7 @@
  */
 
 #include "dcache.h"
+#include "kernel-code.h"
 
 enum lru_status { LRU_REMOVED, LRU_ROTATE, LRU_SKIP };
 
@@ -188,12 +189,10 @@ unsigned long shrink_dentry_list(struct dcsim_cache *c, struct dcsim_list_head *
 }
 
 /* models fs/dcache.c:prune_dcache_sb() over list_lru_walk_one() */
-unsigned long dcsim_prune(struct dcsim_cache *c, unsigned long nr_to_scan)
+unsigned long dcache_prune(struct dcsim_cache *c, unsigned long nr_to_scan)
 {
 	struct dcsim_list_head dispose, *cur, *next;
 
-	if (WARN_ON_ONCE(!dcache_alive(c)))
-		return 0;
 	dlist_init(&dispose);
 	dcsim_spin_lock(&c->lru_lock);
 	for (cur = READ_ONCE(c->lru.next); nr_to_scan && cur != &c->lru; cur = next) {
@@ -211,14 +210,12 @@ unsigned long dcsim_prune(struct dcsim_cache *c, unsigned long nr_to_scan)
 }
 
 /* models fs/dcache.c:shrink_dcache_sb() with dentry_lru_isolate_shrink() */
-unsigned long dcsim_shrink_all(struct dcsim_cache *c)
+unsigned long dcache_shrink_all(struct dcsim_cache *c)
 {
 	struct dcsim_list_head dispose, *cur, *next;
 	unsigned long killed = 0;
 	bool more;
 
-	if (WARN_ON_ONCE(!dcache_alive(c)))
-		return 0;
 	do {
 		unsigned int batch = 1024;
 		long moved = 0;
@@ -355,10 +352,8 @@ static void shrink_dcache_parent(struct dcsim_dentry *parent)
 }
 
 /* models fs/dcache.c:d_invalidate() (no mounts in the model) */
-void dcsim_d_invalidate(struct dcsim_dentry *d)
+void dcache_d_invalidate(struct dcsim_dentry *d)
 {
-	if (WARN_ON_ONCE(!dcache_alive(d->d_cache)))
-		return;
 	d_lock(d);
 	if (d_unhashed(d)) {
 		d_unlock(d);
@@ -369,4 +364,38 @@ void dcsim_d_invalidate(struct dcsim_dentry *d)
 	if (dcsim_d_is_negative(d))
 		return;
 	shrink_dcache_parent(d);
+}
+
+/*
+ * The public entry points: the cache's kernel-code ops where its strategy
+ * brings them (src/dcache/kernel-code.h), else the model's code above.
+ */
+unsigned long dcsim_prune(struct dcsim_cache *c, unsigned long nr_to_scan)
+{
+	if (WARN_ON_ONCE(!dcache_alive(c)))
+		return 0;
+	if (c->ops && c->ops->prune)
+		return c->ops->prune(c, nr_to_scan);
+	return dcache_prune(c, nr_to_scan);
+}
+
+unsigned long dcsim_shrink_all(struct dcsim_cache *c)
+{
+	if (WARN_ON_ONCE(!dcache_alive(c)))
+		return 0;
+	if (c->ops && c->ops->shrink_all)
+		return c->ops->shrink_all(c);
+	return dcache_shrink_all(c);
+}
+
+void dcsim_d_invalidate(struct dcsim_dentry *d)
+{
+	struct dcsim_cache *c = d->d_cache;
+
+	if (WARN_ON_ONCE(!dcache_alive(c)))
+		return;
+	if (c->ops && c->ops->invalidate)
+		c->ops->invalidate(d);
+	else
+		dcache_d_invalidate(d);
 }

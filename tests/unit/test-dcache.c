@@ -306,6 +306,67 @@ static void case_kill_reasons(const struct dcsim_dput_strategy *s)
 	destroy(c);
 }
 
+/* ->d_prune() (dead, before the unhash) and ->d_release() (dead, unhashed), once per kill. */
+static unsigned int pruned, released;
+
+static void count_prune(struct dcsim_dentry *d)
+{
+	assert_true(dcsim_d_count(d) < 0);
+	assert_false(dcsim_d_flags(d) & DCSIM_DCACHE_DENTRY_KILLED);
+	pruned++;
+}
+
+static void count_release(struct dcsim_dentry *d)
+{
+	assert_true(dcsim_d_count(d) < 0);
+	assert_true(dcsim_d_unhashed(d));
+	released++;
+}
+
+static const struct dcsim_dentry_operations ops_prune_release = {
+	.d_prune = count_prune, .d_release = count_release,
+};
+
+static void case_prune_release(const struct dcsim_dput_strategy *s)
+{
+	struct dcsim_cache *c = mk(s);
+	struct dcsim_dentry *root = dcsim_d_alloc_root(c, "/");
+	struct dcsim_dentry *d;
+
+	pruned = released = 0;
+	/* Killed by the shrinker. */
+	d = dcsim_d_alloc(root, "shrunk");
+	dcsim_d_set_op(d, &ops_prune_release);
+	assert_true(dcsim_d_flags(d) & DCSIM_DCACHE_OP_PRUNE);
+	dcsim_d_add(d, true);
+	dcsim_dput(d);
+	assert_int_equal(pruned + released, 0);
+	assert_int_equal(dcsim_shrink_all(c), 1);
+	assert_int_equal(pruned, 1);
+	assert_int_equal(released, 1);
+	/* Killed by the final put of an unhashed dentry. */
+	d = dcsim_d_alloc(root, "dropped");
+	dcsim_d_set_op(d, &ops_prune_release);
+	dcsim_d_add(d, false);
+	dcsim_d_drop(d);
+	dcsim_dput(d);
+	assert_int_equal(pruned, 2);
+	assert_int_equal(released, 2);
+	/* No ->d_prune: no DCACHE_OP_PRUNE. */
+	d = dcsim_d_alloc(root, "plain");
+	dcsim_d_set_op(d, &ops_never);
+	assert_false(dcsim_d_flags(d) & DCSIM_DCACHE_OP_PRUNE);
+	dcsim_dput(d);
+	dcsim_dput(root);
+	dcsim_cache_destroy(c);
+}
+
+static void test_prune_release(void **state)
+{
+	(void)state;
+	for_each_strategy(case_prune_release);
+}
+
 static void test_kill_reasons(void **state)
 {
 	(void)state;
@@ -830,6 +891,7 @@ int main(void)
 		cmocka_unit_test(test_lifecycle),
 		cmocka_unit_test(test_kill_chain),
 		cmocka_unit_test(test_kill_reasons),
+		cmocka_unit_test(test_prune_release),
 		cmocka_unit_test(test_prune),
 		cmocka_unit_test(test_invalidate),
 		cmocka_unit_test(test_refs),

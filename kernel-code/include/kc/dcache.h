@@ -4,19 +4,19 @@
  * 6.12 has the same values for the flags named here),
  * laid over dcsim's struct dcsim_dentry (<dcsim/dentry.h>).
  *
- * Only the fields that the extracted dput path touches are named: d_flags,
- * d_hash (d_unhashed()), d_parent, d_op, d_inode and d_lockref, each at the
- * offset of its dcsim twin (the padding is computed from dcsim's layout and
- * every offset is asserted), so the kernel code reads and writes dcsim
- * dentries in place.  dcsim keeps the kernel's 6.1 flag values, also
- * asserted.  d_inode is dcsim's d_inode, and struct inode is dcsim's stub
- * inode, of which only i_lock (its first field) is named: dentry_kill()
- * trylocks it, or takes it in order on its slow_positive path, and dcsim's
- * __dentry_kill() drops it as the kernel's dentry_unlink_inode() does.
+ * Only the fields that the extracted code touches are named: d_flags,
+ * d_seq, d_hash (d_unhashed()), d_parent, d_sb (dcsim's d_cache: the
+ * superblock is the cache, kc/list.h), d_op, d_lockref, d_lru, d_sib,
+ * d_children and d_inode, each at the offset of its dcsim twin (the
+ * padding is computed from dcsim's layout and every offset is asserted),
+ * so the kernel code reads and writes dcsim dentries in place.  dcsim
+ * keeps the kernel's 6.1 flag values, also asserted.  d_inode is dcsim's
+ * d_inode, and struct inode is dcsim's stub inode, of which only i_lock
+ * (its first field) is named.
  *
- * What the extraction leaves out is served by dcsim's own code, for dcsim
- * models it: d_lru_add() (list_lru and the LRU counters) and __dentry_kill()
- * (unhash, unlist, free after a grace period); see docs/kernel.md.
+ * What the extraction leaves out is served by dcsim's own code (the shims
+ * at the end, each tree table's shims line; docs/kernel.md, "What stays
+ * dcsim's").
  */
 #ifndef _KC_DCACHE_H
 #define _KC_DCACHE_H
@@ -26,25 +26,33 @@
 #include <kc/rcupdate.h>
 #include <linux/htm.h>
 #include <linux/lockref.h>
+#include <kc/list.h>
 
 #include <dcsim/dentry.h>
 
 #define DCACHE_OP_DELETE	0x00000008
+#define DCACHE_OP_PRUNE		0x00000010
 #define DCACHE_DISCONNECTED	0x00000020
 #define DCACHE_REFERENCED	0x00000040
 #define DCACHE_DONTCACHE	0x00000080
 #define DCACHE_SHRINK_LIST	0x00000400
 #define DCACHE_DENTRY_KILLED	0x00008000
 #define DCACHE_LRU_LIST		0x00080000
+#define DCACHE_MAY_FREE		0x00800000 /* 6.1; dcsim's 6.1 kill sets it (src/dcache/kill.c) */
+#define DCACHE_ENTRY_TYPE	0x00700000
+#define DCACHE_MISS_TYPE	0x00000000
 #define DCACHE_PAR_LOOKUP	0x10000000 /* never set in dcsim */
 
 _Static_assert(DCACHE_OP_DELETE == DCSIM_DCACHE_OP_DELETE &&
+	       DCACHE_OP_PRUNE == DCSIM_DCACHE_OP_PRUNE &&
 	       DCACHE_DISCONNECTED == DCSIM_DCACHE_DISCONNECTED &&
 	       DCACHE_REFERENCED == DCSIM_DCACHE_REFERENCED &&
 	       DCACHE_DONTCACHE == DCSIM_DCACHE_DONTCACHE &&
 	       DCACHE_SHRINK_LIST == DCSIM_DCACHE_SHRINK_LIST &&
 	       DCACHE_DENTRY_KILLED == DCSIM_DCACHE_DENTRY_KILLED &&
-	       DCACHE_LRU_LIST == DCSIM_DCACHE_LRU_LIST, "6.1 d_flags values");
+	       DCACHE_LRU_LIST == DCSIM_DCACHE_LRU_LIST &&
+	       DCACHE_ENTRY_TYPE == DCSIM_DCACHE_ENTRY_TYPE &&
+	       DCACHE_MISS_TYPE == DCSIM_DCACHE_MISS_TYPE, "6.1 d_flags values");
 
 struct dentry;
 
@@ -59,6 +67,8 @@ struct inode {
 
 struct dentry_operations {
 	int (*d_delete)(const struct dentry *);
+	void (*d_prune)(struct dentry *);
+	void (*d_release)(struct dentry *);
 };
 
 #define __KC_GAP(from, to)							\
@@ -71,11 +81,15 @@ struct dentry {
 	unsigned int d_seq;
 	struct hlist_bl_node d_hash;
 	struct dentry *d_parent;
-	char __kc_gap0[__KC_GAP(d_parent, d_op)];
+	char __kc_gap0[__KC_GAP(d_parent, d_cache)];
+	struct super_block *d_sb;	/* dcsim's d_cache (kc/list.h) */
 	const struct dentry_operations *d_op;
 	char __kc_gap1[__KC_GAP(d_op, d_lockref)];
 	struct lockref d_lockref;
-	char __kc_gap2[__KC_GAP(d_lockref, d_inode)];
+	char __kc_gap2[__KC_GAP(d_lockref, d_lru)];
+	struct list_head d_lru;		/* LRU or shrink list */
+	struct hlist_node d_sib;	/* the parent's children */
+	struct hlist_head d_children;
 	struct inode *d_inode;		/* NULL: negative */
 	char __kc_tail[sizeof(struct dcsim_dentry) - sizeof(struct inode *) -
 		       __builtin_offsetof(struct dcsim_dentry, d_inode)];
@@ -93,12 +107,23 @@ __KC_SAME(d_seq);
 __KC_SAME(d_hash);
 __KC_SAME(d_parent);
 __KC_SAME(d_op);
+_Static_assert(__builtin_offsetof(struct dentry, d_sb) ==
+	       __builtin_offsetof(struct dcsim_dentry, d_cache), "d_sb is d_cache");
+__KC_SAME(d_lru);
+__KC_SAME(d_sib);
+__KC_SAME(d_children);
 __KC_SAME(d_lockref);
 __KC_SAME(d_inode);
 _Static_assert(__builtin_offsetof(struct hlist_bl_node, pprev) ==
 	       __builtin_offsetof(struct dcsim_hash_node, pprev), "d_hash.pprev");
 _Static_assert(__builtin_offsetof(struct dentry_operations, d_delete) ==
-	       __builtin_offsetof(struct dcsim_dentry_operations, d_delete), "d_op->d_delete");
+	       __builtin_offsetof(struct dcsim_dentry_operations, d_delete) &&
+	       __builtin_offsetof(struct dentry_operations, d_prune) ==
+	       __builtin_offsetof(struct dcsim_dentry_operations, d_prune) &&
+	       __builtin_offsetof(struct dentry_operations, d_release) ==
+	       __builtin_offsetof(struct dcsim_dentry_operations, d_release) &&
+	       sizeof(struct dentry_operations) == sizeof(struct dcsim_dentry_operations),
+	       "d_op: dcsim's operations");
 _Static_assert(sizeof(struct dentry) == sizeof(struct dcsim_dentry), "dentry size");
 
 static __always_inline struct dcsim_dentry *kc_dcsim(struct dentry *dentry)
@@ -124,13 +149,55 @@ static __always_inline int d_in_lookup(const struct dentry *dentry)
 	return dentry->d_flags & DCACHE_PAR_LOOKUP;
 }
 
-/* Served by dcsim (src/dcache/kernel-code.c): d_lock held, as in the kernel. */
-#define d_lru_add(dentry)	dcsim_kc_d_lru_add(kc_dcsim(dentry))
+static __always_inline bool d_is_negative(const struct dentry *dentry)
+{
+	return (READ_ONCE(dentry->d_flags) & DCACHE_ENTRY_TYPE) == DCACHE_MISS_TYPE;
+}
+
+/*
+ * The per-CPU counters of fs/dcache.c (nr_dentry, nr_dentry_unused,
+ * nr_dentry_negative): per thread here, read by nothing (dcsim's own
+ * counters are kept by its list_lru and kill code; docs/kernel.md).
+ */
+#define this_cpu_inc(var)	kc_this_cpu_add(__builtin_offsetof(struct kc_pcpu, var), 1)
+#define this_cpu_dec(var)	kc_this_cpu_add(__builtin_offsetof(struct kc_pcpu, var), -1)
+
+#define BUG_ON(cond)		do { if (unlikely(cond)) __builtin_trap(); } while (0)
+
+/*
+ * d_seq (a seqcount_spinlock_t in the kernel) is dcsim's plain counter,
+ * bumped by 2 by dcsim's __d_drop() (write_seqcount_invalidate()).
+ */
+static __always_inline unsigned int raw_seqcount_begin(const unsigned int *s)
+{
+	unsigned int seq = READ_ONCE(*s);
+
+	/* raw_read_seqcount(): the reads of the section come after the sample. */
+	smp_rmb();
+	return seq & ~1u;
+}
+
+static __always_inline int read_seqcount_retry(const unsigned int *s, unsigned int start)
+{
+	/* The section's reads come before the second sample. */
+	smp_rmb();
+	return unlikely(READ_ONCE(*s) != start);
+}
+
+/*
+ * What the extraction leaves to dcsim (src/dcache/kernel-code.c), with the
+ * kernel's contracts; which tree extracts what is its table's business
+ * (kernel-code/trees/), and docs/kernel.md says why the rest stays dcsim's.
+ */
+#define dentry_free(dentry)	dcsim_kc_dentry_free(kc_dcsim(dentry))
 #ifdef KC_TREE_K612
-/* 6.8+: d_lock and i_lock held, parent not; returns the parent locked at count 0, or NULL. */
-#define __dentry_kill(dentry)	((struct dentry *)(void *)kc_dentry_kill_68(kc_dcsim(dentry)))
+#define __d_drop(kc_d)		dcsim_kc___d_drop(kc_dcsim(kc_d))
+#define dentry_unlink_inode(kc_d) kc_dentry_unlink_inode_rcu(kc_dcsim(kc_d))
+#define dentry_unlist(kc_d)	kc_dentry_unlist(kc_dcsim(kc_d))
+#define cond_resched_tasks_rcu_qs()	do { } while (0)
 #else
-#define __dentry_kill(dentry)	dcsim_kc___dentry_kill(kc_dcsim(dentry))
+/* 6.1: d_lock, i_lock if positive and the parent's d_lock held; drops them all. */
+#define __dentry_kill(kc_d)	kc_dentry_kill_61(kc_dcsim(kc_d))
 #endif
 
 /* Patch 0003's counters, as built with CONFIG_DCACHE_HTM_STATS=n. */

@@ -63,24 +63,33 @@ KC_GLUE_FN void kc_spin_unlock_rcu(dcsim_spinlock_t *l)
 }
 
 /*
- * 6.8+'s __dentry_kill() over dcsim's (src/dcache/kernel-code.c), for a
- * tree whose locks are RCU readers: dcsim drops the d_lock and, for a
- * positive dentry, the i_lock that lock_for_kill() took through
- * kc_spin_lock_rcu(), so their sections close here; the parent it returns
- * locked is one more held lock, so one more section opens.  d_inode is
- * stable under d_lock.
+ * fs/dcache.c:dentry_unlink_inode() (6.8+ contract: d_lock and i_lock
+ * held, both dropped, d_lock first) for a tree whose locks are RCU
+ * readers: dcsim makes the dentry negative, then the locks the kernel
+ * code took through kc_spin_lock_rcu() are dropped the same way.  d_inode
+ * is stable under d_lock; i_lock is the first field of dcsim's inode.
  */
-KC_GLUE_FN struct dcsim_dentry *kc_dentry_kill_68(struct dcsim_dentry *d)
+KC_GLUE_FN void kc_dentry_unlink_inode_rcu(struct dcsim_dentry *d)
 {
-	int held = 1 + (DCSIM_READ_ONCE(d->d_inode) != NULL);
-	struct dcsim_dentry *parent;
+	dcsim_spinlock_t *i_lock = (dcsim_spinlock_t *)(void *)DCSIM_READ_ONCE(d->d_inode);
 
-	parent = dcsim_kc___dentry_kill_68(d);
-	if (parent)
-		dcsim_rcu_read_lock();
-	while (held--)
-		dcsim_rcu_read_unlock();
-	return parent;
+	dcsim_kc_dentry_clear_inode(d);
+	kc_spin_unlock_rcu(&d->d_lockref.lock);
+	kc_spin_unlock_rcu(i_lock);
+}
+
+/* 6.1's __dentry_kill() is dcsim's (src/dcache/kernel-code.c); one per kill (kc_kills()). */
+KC_GLUE_FN void kc_dentry_kill_61(struct dcsim_dentry *d)
+{
+	kc_tally.kills++;
+	dcsim_kc___dentry_kill(d);
+}
+
+/* fs/dcache.c:dentry_unlist() over dcsim's; one per kill (kc_kills()). */
+KC_GLUE_FN void kc_dentry_unlist(struct dcsim_dentry *d)
+{
+	kc_tally.kills++;
+	dcsim_kc_dentry_unlist(d);
 }
 
 KC_GLUE_FN void kc_smp_rmb(void)
@@ -106,6 +115,18 @@ KC_GLUE_FN void kc_smp_mb(void)
 KC_GLUE_FN void kc_cpu_relax(void)
 {
 	dcsim_cpu_relax();
+}
+
+/* This thread's kills so far: a shrinker's kills are the difference. */
+KC_GLUE_FN unsigned long kc_kills(void)
+{
+	return kc_tally.kills;
+}
+
+/* this_cpu_inc()/_dec() of the field at @off of the thread's struct kc_pcpu. */
+KC_GLUE_FN void kc_this_cpu_add(size_t off, long n)
+{
+	*(long *)(void *)((char *)&kc_pcpu + off) += n;
 }
 
 /* After htm_end(): outside the transaction, so never rolled back. */

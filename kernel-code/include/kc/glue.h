@@ -14,6 +14,7 @@
 #define _KC_GLUE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include <dcsim/atomic.h>
 #include <dcsim/htm.h>
@@ -27,9 +28,16 @@ struct kc_tally {
 	unsigned long locks;		/* spin_lock() or a successful spin_trylock() */
 	unsigned long commits;		/* committed transactions */
 	unsigned long warns;		/* WARN_ON*() that fired */
+	unsigned long kills;		/* kills (dentry_unlist() calls): the shrinkers' return values */
 };
 
 extern __thread struct kc_tally kc_tally;
+
+/* fs/dcache.c's per-CPU counters, per thread (kc/dcache.h: this_cpu_inc()). */
+struct kc_pcpu {
+	long nr_dentry, nr_dentry_unused, nr_dentry_negative;
+};
+extern __thread struct kc_pcpu kc_pcpu;
 
 void kc_warn(int *once, const char *file, int line, const char *func, const char *cond);
 unsigned int kc_htm_status(dcsim_htm_status_t st);
@@ -43,12 +51,16 @@ bool kc_spin_is_locked(dcsim_spinlock_t *l);
 void kc_spin_lock_rcu(dcsim_spinlock_t *l);
 bool kc_spin_trylock_rcu(dcsim_spinlock_t *l);
 void kc_spin_unlock_rcu(dcsim_spinlock_t *l);
-struct dcsim_dentry *kc_dentry_kill_68(struct dcsim_dentry *d);
+void kc_dentry_unlink_inode_rcu(struct dcsim_dentry *d);
+void kc_dentry_unlist(struct dcsim_dentry *d);
+void kc_dentry_kill_61(struct dcsim_dentry *d);
 void kc_smp_rmb(void);
 void kc_smp_wmb(void);
 void kc_smp_mb(void);
 void kc_cpu_relax(void);
 void kc_htm_committed(void);
+unsigned long kc_kills(void);
+void kc_this_cpu_add(size_t off, long n);
 #else
 #define KC_GLUE_FN static inline __attribute__((always_inline))
 #include <kc/glue-impl.h>
