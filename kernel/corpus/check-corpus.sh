@@ -91,6 +91,8 @@ exec python3 - "$corpus" "$top" $verbose <<'EOF'
 import ast, os, re, shutil, subprocess, sys, tempfile
 
 corpus, top = sys.argv[1], sys.argv[2]
+sys.path.insert(0, os.path.join(top, "kernel-code"))
+import tarball_cache	# the members, unpacked once per tarball (kernel-code/)
 verbose = "-v" in sys.argv[3:]
 errors = []
 skipped = []
@@ -276,10 +278,9 @@ def pristine(tree):
     dest = os.path.join(work, tree)
     os.makedirs(dest)
     topdir = "linux-source-%s" % tree
-    r = subprocess.run(["tar", "-xJf", tarball, "-C", dest] + ["%s/%s" % (topdir, m) for m in sorted(members)],
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    if r.returncode:
-        err(tarball, "tar failed (a patch names a file the tarball lacks?):\n" + r.stdout)
+    out = tarball_cache.unpack(tarball, topdir, members, dest)
+    if out is not None:
+        err(tarball, "tar failed (a patch names a file the tarball lacks?):\n" + out)
         trees[tree] = None
         return None
     trees[tree] = (tarball, os.path.join(dest, topdir))
