@@ -37,14 +37,15 @@ self_test() {
 	scratch=$(mktemp -d)
 	trap 'rm -rf "$scratch"' EXIT
 	cp "$here/563f40019d16-referenced.bug" "$here/563f40019d16-referenced.patch" "$scratch/"
-	# kind (a) into shrink_lock_dentry(), which is not extracted
-	printf '%s\n' '--- a/fs/dcache.c' '+++ b/fs/dcache.c' '@@ -1143,7 +1143,7 @@' \
-		'	struct inode *inode;' '	struct dentry *parent;' '' \
-		'-	if (dentry->d_lockref.count)' '+	if (dentry->d_lockref.count > 0)' \
-		'		return false;' '' '	inode = dentry->d_inode;' > "$scratch/bad-func.patch"
+	# kind (a) into d_mark_dontcache(), which is not extracted
+	printf '%s\n' '--- a/fs/dcache.c' '+++ b/fs/dcache.c' '@@ -699,7 +699,7 @@' \
+		'	spin_lock(&inode->i_lock);' '	hlist_for_each_entry(de, &inode->i_dentry, d_u.d_alias) {' \
+		'		spin_lock(&de->d_lock);' \
+		'-		de->d_flags |= DCACHE_DONTCACHE;' '+		de->d_flags |= DCACHE_DONTCACHE | DCACHE_REFERENCED;' \
+		'		spin_unlock(&de->d_lock);' '	}' '	inode->i_state |= I_DONTCACHE;' > "$scratch/bad-func.patch"
 	sed 's/563f40019d16-referenced.patch/bad-func.patch/' "$here/563f40019d16-referenced.bug" > "$scratch/bad-func.bug"
 	# context that is not in the tree
-	sed 's/^-\tif (dentry->d_lockref.count)$/-\tif (dentry->d_lockref.count != 7)/' \
+	sed 's/^-\t\tde->d_flags |= DCACHE_DONTCACHE;$/-\t\tde->d_flags |= 7;/' \
 		"$scratch/bad-func.patch" > "$scratch/bad-apply.patch"
 	sed 's/563f40019d16-referenced.patch/bad-apply.patch/' "$here/563f40019d16-referenced.bug" > "$scratch/bad-apply.bug"
 	printf '%s\n' 'commit: 12345' 'subject: x' 'class: oops' 'kind: d' 'not a field' > "$scratch/bad-form.bug"
@@ -53,7 +54,7 @@ self_test() {
 	out=$("$0" --corpus "$scratch" 2>&1) || rc=$?
 	fail=0
 	for want in \
-		'bad-func.patch: changes shrink_lock_dentry() in fs/dcache.c, which kernel-code/extract.py does not extract' \
+		'bad-func.patch: changes d_mark_dontcache() in fs/dcache.c, which kernel-code/extract.py does not extract' \
 		'bad-apply.patch: does not apply with no fuzz to linux-source-6.1' \
 		"bad-form.bug: commit must be 12 hex digits, 'unknown' or 'planted', not '12345'" \
 		"bad-form.bug: class 'oops' is not one of" \
