@@ -1230,10 +1230,11 @@ static json_t *json_row(const struct bench_config *cfg, const struct bench_row *
 
 static json_t *json_sharing(const struct bench_config *cfg)
 {
-	json_t *j, *rows = json_array();
+	json_t *j, *rows;
 
 	if (!cfg->sharing)
 		return json_null();
+	rows = json_array();
 	for (unsigned int i = 0; i < cfg->nr_share; i++) {
 		const struct bench_share *r = &cfg->share[i];
 
