@@ -398,6 +398,10 @@ struct dcsim_dentry *__d_lookup_rcu(struct dcsim_dentry *parent, const char *nam
 				    uint32_t hash, uint32_t *seqp);
 void dentry_unlist(struct dcsim_dentry *d, struct dcsim_dentry *parent);
 void dentry_free(struct dcsim_dentry *d);
+/* inode.c: a new stub inode (count 0, unlocked), NULL when out of memory */
+struct dcsim_inode *inode_alloc(void);
+/* inode.c: d_inode and the type bits; @inode's i_lock and d_lock held */
+void __d_set_inode(struct dcsim_dentry *d, struct dcsim_inode *inode, uint32_t type);
 void dentry_unlink_inode(struct dcsim_dentry *d);
 void dentry_clear_inode(struct dcsim_dentry *d);
 bool dentry_may_free(struct dcsim_dentry *d);
