@@ -164,12 +164,22 @@ static void *inode_rcu_object(struct dcsim_rcu_head *head, size_t *size)
 	return b;
 }
 
-/* A freed dentry or inode: the two objects the model frees through RCU. */
+/*
+ * A freed dentry or inode: the two objects the model frees through RCU.
+ * The inode test goes first: given a dentry's head it reads only bytes
+ * inside that dentry (asserted below), while the dentry test, given an
+ * inode's head, would read d_flags and the count from before the inode's
+ * allocation, both heads being 8 bytes past a 64-byte boundary.
+ */
+_Static_assert(offsetof(struct dcsim_dentry, d_rcu) >= offsetof(struct dcsim_inode, i_rcu) &&
+	       offsetof(struct dcsim_dentry, d_rcu) - offsetof(struct dcsim_inode, i_rcu) +
+	       sizeof(struct dcsim_inode) <= sizeof(struct dcsim_dentry),
+	       "the inode test stays inside a dentry it is given");
 static void *dcache_rcu_object(struct dcsim_rcu_head *head, size_t *size)
 {
-	void *o = dentry_rcu_object(head, size);
+	void *o = inode_rcu_object(head, size);
 
-	return o ? o : inode_rcu_object(head, size);
+	return o ? o : dentry_rcu_object(head, size);
 }
 
 static const struct dcsim_explore_describer dentry_describer = {
