@@ -587,6 +587,29 @@ static int save_json(struct bench_config *cfg, const struct bench_host *host, co
 	return 0;
 }
 
+/*
+ * The end of a timed or --sharing run: the report to @out (@output names
+ * it), the --save copy, the model's warnings, and the close.
+ * Return: 1 if saving or writing failed, else 0.
+ */
+static int finish_run(struct bench_config *cfg, const struct bench_host *host, FILE *out,
+		      const char *output, const char *save)
+{
+	int failed = 0;
+
+	bench_report(cfg, host, out);
+	if (save && save_json(cfg, host, save))
+		failed = 1;
+	if (dcsim_warn_count())
+		fprintf(stderr, PROG ": the model raised %lu warning(s) during the run\n",
+			dcsim_warn_count());
+	if (out != stdout && fclose(out)) {
+		fprintf(stderr, PROG ": writing '%s' failed: %s\n", output, strerror(errno));
+		failed = 1;
+	}
+	return failed;
+}
+
 enum {
 	OPT_SEED = 256, OPT_HTM, OPT_PIN, OPT_NO_PIN, OPT_CPUS, OPT_DEPTH, OPT_FANOUT,
 	OPT_LEAVES, OPT_FILES, OPT_SHRINK_BATCH, OPT_SHRINK_US, OPT_UNLINK_PCT, OPT_DIRS, OPT_MIX,
@@ -1072,17 +1095,7 @@ int main(int argc, char **argv)
 		bench_hostmon_start(&mon);
 		failed = bench_sharing_run(&cfg);
 		host_info(&host, &mon);
-		bench_report(&cfg, &host, out);
-		if (save && save_json(&cfg, &host, save))
-			failed = 1;
-		if (dcsim_warn_count())
-			fprintf(stderr, PROG ": the model raised %lu warning(s) during the run\n",
-				dcsim_warn_count());
-		if (out != stdout && fclose(out)) {
-			fprintf(stderr, PROG ": writing '%s' failed: %s\n", output, strerror(errno));
-			failed = 1;
-		}
-		return failed;
+		return finish_run(&cfg, &host, out, output, save) || failed;
 	}
 	if (build_rows(&cfg)) {
 		fputs(PROG ": out of memory\n", stderr);
@@ -1111,16 +1124,8 @@ int main(int argc, char **argv)
 	if (host.busy)
 		fprintf(stderr, PROG ": warning: the host was busy during the run (%s); "
 			"the intervals say how much that cost\n", host.busy_why);
-	bench_report(&cfg, &host, out);
-	if (save && save_json(&cfg, &host, save))
+	if (finish_run(&cfg, &host, out, output, save))
 		failed = 1;
-	if (dcsim_warn_count())
-		fprintf(stderr, PROG ": the model raised %lu warning(s) during the run\n",
-			dcsim_warn_count());
-	if (out != stdout && fclose(out)) {
-		fprintf(stderr, PROG ": writing '%s' failed: %s\n", output, strerror(errno));
-		failed = 1;
-	}
 	if (cfg.plot && bench_plot(&cfg, &host, cfg.plot))
 		failed = 1;
 	return failed;
