@@ -44,15 +44,14 @@ void __d_set_inode(struct dcsim_dentry *d, struct dcsim_inode *inode, uint32_t t
 }
 
 /*
- * models fs/dcache.c:dentry_unlink_inode() + iput(): d_lock and the
- * inode's i_lock held; drops i_lock (the kernel drops d_lock too, the
- * callers here keep it).  The dentry becomes negative; the last alias
- * frees the inode after a grace period.
+ * The part dentry_unlink_inode() and dentry_clear_inode() share: d_lock
+ * and the inode's i_lock held, both stay held.  The dentry becomes
+ * negative inside a d_seq write section, and the inode loses an alias.
+ * Return: the inode, and in @left the aliases it has left.
  */
-void dentry_unlink_inode(struct dcsim_dentry *d)
+static struct dcsim_inode *__dentry_detach_inode(struct dcsim_dentry *d, uint32_t *left)
 {
 	struct dcsim_inode *inode = READ_ONCE(d->d_inode);
-	uint32_t left;
 
 	/*
 	 * An RCU-walk that read the type (positive) before this must not
@@ -63,8 +62,22 @@ void dentry_unlink_inode(struct dcsim_dentry *d)
 	__d_clear_flags(d, DCSIM_DCACHE_ENTRY_TYPE);
 	WRITE_ONCE(d->d_inode, NULL);
 	__d_seq_write_end(d);
-	left = READ_ONCE(inode->i_count) - 1;
-	WRITE_ONCE(inode->i_count, left);
+	*left = READ_ONCE(inode->i_count) - 1;
+	WRITE_ONCE(inode->i_count, *left);
+	return inode;
+}
+
+/*
+ * models fs/dcache.c:dentry_unlink_inode() + iput(): d_lock and the
+ * inode's i_lock held; drops i_lock (the kernel drops d_lock too, the
+ * callers here keep it).  The dentry becomes negative; the last alias
+ * frees the inode after a grace period.
+ */
+void dentry_unlink_inode(struct dcsim_dentry *d)
+{
+	uint32_t left;
+	struct dcsim_inode *inode = __dentry_detach_inode(d, &left);
+
 	dcsim_spin_unlock(&inode->i_lock);
 	if (!left)
 		dcsim_call_rcu(&inode->i_rcu, inode_free_rcu);
@@ -79,16 +92,9 @@ void dentry_unlink_inode(struct dcsim_dentry *d)
  */
 void dentry_clear_inode(struct dcsim_dentry *d)
 {
-	struct dcsim_inode *inode = READ_ONCE(d->d_inode);
 	uint32_t left;
+	struct dcsim_inode *inode = __dentry_detach_inode(d, &left);
 
-	/* The write section of dentry_unlink_inode() above, for the same readers. */
-	__d_seq_write_begin(d);
-	__d_clear_flags(d, DCSIM_DCACHE_ENTRY_TYPE);
-	WRITE_ONCE(d->d_inode, NULL);
-	__d_seq_write_end(d);
-	left = READ_ONCE(inode->i_count) - 1;
-	WRITE_ONCE(inode->i_count, left);
 	if (!left)
 		dcsim_call_rcu(&inode->i_rcu, inode_free_rcu);
 }
