@@ -19,26 +19,14 @@ import io
 import json
 import os
 import shutil
-import subprocess
 import sys
+
+from benchtest import Bench
 import tempfile
 
 BENCH = sys.argv[1]
-FAILS = []
-
-
-def run(args):
-    env = dict(os.environ)
-    env.pop("DCSIM_HTM", None)
-    env.pop("DCSIM_DPUT", None)
-    p = subprocess.run([BENCH] + args, capture_output=True, text=True, env=env, timeout=300)
-    return p.returncode, p.stdout, p.stderr
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        FAILS.append(what)
+T = Bench(BENCH, timeout=300)
+run, check = T.run, T.check
 
 
 def read(path):
@@ -123,8 +111,7 @@ def main():
             check(rc == 2 and what in err, f"{' '.join(args[:2])} ... -> exit 2 mentioning '{what}' (got {rc}: {err.strip()[:160]})")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    if FAILS:
-        print(f"{len(FAILS)} check(s) failed")
+    if T.done():
         sys.exit(1)
     print("all checks passed")
 

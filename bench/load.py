@@ -12,27 +12,13 @@ dcsim_plugin_init() and an unknown name each exit 2 with a message.
 """
 
 import os
-import subprocess
 import sys
 
+from benchtest import Bench
+
 BENCH, PLUGIN = sys.argv[1], os.path.abspath(sys.argv[2])
-FAILS = []
-
-
-def run(args):
-    e = dict(os.environ)
-    e.pop("DCSIM_HTM", None)
-    e.pop("DCSIM_DPUT", None)
-    p = subprocess.run([BENCH] + args, capture_output=True, text=True, env=e, timeout=100)
-    return p.returncode, p.stdout, p.stderr
-
-
-def check(cond, what, err=""):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        if err:
-            print("     stderr: " + err.strip()[:400])
-        FAILS.append(what)
+T = Bench(BENCH, timeout=100)
+run, check = T.run, T.check
 
 
 def main():
@@ -67,10 +53,7 @@ def main():
     check(rc == 2 and "dcsim_plugin_init() failed" in err,
           "a failing dcsim_plugin_init() (name taken): exit 2", err)
 
-    if FAILS:
-        print("%d check(s) failed" % len(FAILS))
-        return 1
-    return 0
+    return T.done()
 
 
 if __name__ == "__main__":

@@ -25,28 +25,14 @@ import json
 import math
 import os
 import shutil
-import subprocess
 import sys
+
+from benchtest import Bench
 import tempfile
 
 BENCH = sys.argv[1]
-FAILS = []
-
-
-def run(args, env=None):
-    e = dict(os.environ)
-    e.pop("DCSIM_HTM", None)
-    e.pop("DCSIM_DPUT", None)
-    if env:
-        e.update(env)
-    p = subprocess.run([BENCH] + args, capture_output=True, text=True, env=e, timeout=150)
-    return p.returncode, p.stdout, p.stderr
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        FAILS.append(what)
+T = Bench(BENCH, timeout=150)
+run, check = T.run, T.check
 
 
 def median_rank(n):
@@ -317,10 +303,7 @@ def main():
     rc, out, err = run(["-n", "1"], env={"DCSIM_HTM": "maybe"})
     check(rc == 2 and "DCSIM_HTM" in err, "bad DCSIM_HTM -> exit 2")
 
-    if FAILS:
-        print("%d check(s) failed" % len(FAILS))
-        return 1
-    return 0
+    return T.done()
 
 
 if __name__ == "__main__":
