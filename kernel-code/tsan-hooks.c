@@ -139,29 +139,32 @@ KC_RMW(bits, T, fetch_and, __atomic_fetch_and)					\
 KC_RMW(bits, T, fetch_or, __atomic_fetch_or)					\
 KC_RMW(bits, T, fetch_xor, __atomic_fetch_xor)					\
 KC_RMW(bits, T, fetch_nand, __atomic_fetch_nand)				\
+/* One schedule point and one strong CAS for the three forms; @pc is the	\
+ * instrumented caller's.  weak never fails spuriously here: a spurious	\
+ * failure is a retry the explorer would only have to schedule again. */	\
+static inline int kc_cas##bits(volatile T *a, T *c, T v, const void *pc)	\
+{										\
+	sp(DCSIM_ACC_RMW, a, sizeof(T), pc);					\
+	return __atomic_compare_exchange_n(a, c, v, false, __ATOMIC_SEQ_CST,	\
+					   __ATOMIC_SEQ_CST);			\
+}										\
 int __tsan_atomic##bits##_compare_exchange_strong(volatile T *a, T *c, T v,	\
 						  int mo, int fmo)		\
 {										\
 	(void)mo, (void)fmo;							\
-	sp(DCSIM_ACC_RMW, a, sizeof(T), PC());					\
-	return __atomic_compare_exchange_n(a, c, v, false, __ATOMIC_SEQ_CST,	\
-					   __ATOMIC_SEQ_CST);			\
+	return kc_cas##bits(a, c, v, PC());					\
 }										\
 int __tsan_atomic##bits##_compare_exchange_weak(volatile T *a, T *c, T v,	\
 						int mo, int fmo)		\
 {										\
 	(void)mo, (void)fmo;							\
-	sp(DCSIM_ACC_RMW, a, sizeof(T), PC());					\
-	return __atomic_compare_exchange_n(a, c, v, false, __ATOMIC_SEQ_CST,	\
-					   __ATOMIC_SEQ_CST);			\
+	return kc_cas##bits(a, c, v, PC());					\
 }										\
 T __tsan_atomic##bits##_compare_exchange_val(volatile T *a, T c, T v,		\
 					     int mo, int fmo)			\
 {										\
 	(void)mo, (void)fmo;							\
-	sp(DCSIM_ACC_RMW, a, sizeof(T), PC());					\
-	__atomic_compare_exchange_n(a, &c, v, false, __ATOMIC_SEQ_CST,		\
-				    __ATOMIC_SEQ_CST);				\
+	kc_cas##bits(a, &c, v, PC());						\
 	return c;								\
 }
 
