@@ -68,52 +68,61 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+/*
+ * One strategy's run: NTHREADS @worker threads under "/dir", then the
+ * invariants with exactly the two references the test holds, no new warning,
+ * and (@count) an empty cache after shrink_all, with the path counters.
+ */
+static void run_strategy(const struct dcsim_dput_strategy *s, void *(*worker_fn)(void *),
+			 uint64_t iters, uint64_t seed, bool count)
+{
+	struct dcsim_cache_config cfg = { .strategy = s, .hash_bits = 2 };
+	struct shared sh = { .c = dcsim_cache_create(&cfg), .iters = iters, .seed = seed };
+	struct dcsim_dentry *root = dcsim_d_alloc_root(sh.c, "/");
+	pthread_t t[NTHREADS];
+	unsigned long w = dcsim_warn_count();
+	char rep[4096];
+	unsigned int v;
+
+	sh.dir = dcsim_d_alloc(root, "dir");
+	dcsim_d_add(sh.dir, true);
+	for (int k = 0; k < NTHREADS; k++)
+		assert_int_equal(pthread_create(&t[k], NULL, worker_fn, &sh), 0);
+	for (int k = 0; k < NTHREADS; k++)
+		pthread_join(t[k], NULL);
+	{
+		struct dcsim_held_ref h[] = { { root, 1 }, { sh.dir, 1 } };
+
+		v = dcsim_cache_verify(sh.c, h, 2, DCSIM_VERIFY_REFS_EXACT, rep, sizeof(rep));
+	}
+	if (v)
+		fprintf(stderr, "%s: %u violations\n%s", s->name, v, rep);
+	assert_int_equal(v, 0);
+	assert_int_equal(dcsim_warn_count(), w);
+	dcsim_dput(sh.dir);
+	dcsim_dput(root);
+	dcsim_shrink_all(sh.c);
+	if (count) {
+		struct dcsim_cache_stats st;
+
+		dcsim_cache_stats_read(sh.c, &st);
+		assert_int_equal(st.v[DCSIM_CS_NR_DENTRY], 0);
+		fprintf(stderr, "%-9s dput %ld locked %ld cas %ld htm %ld kills %ld retries %ld\n",
+			s->name, (long)st.v[DCSIM_CS_DPUT], (long)st.v[DCSIM_CS_DPUT_LOCKED],
+			(long)st.v[DCSIM_CS_DPUT_CAS], (long)st.v[DCSIM_CS_DPUT_HTM],
+			(long)st.v[DCSIM_CS_KILL], (long)st.v[DCSIM_CS_KILL_RETRY]);
+	}
+	dcsim_cache_destroy(sh.c);
+}
+
 static void test_threads(void **state)
 {
 	uint64_t iters = dcsim_test_env_u64("DCSIM_THREAD_ITERS", 20000);
 	uint64_t seed = dcsim_test_seed(1);
 
 	(void)state;
-	for (size_t i = 0; i < dcsim_strategy_count(); i++) {
-		const struct dcsim_dput_strategy *s = dcsim_strategy_get(i);
-		struct dcsim_cache_config cfg = { .strategy = s, .hash_bits = 2 };
-		struct shared sh = { .c = dcsim_cache_create(&cfg), .iters = iters, .seed = seed };
-		struct dcsim_dentry *root = dcsim_d_alloc_root(sh.c, "/");
-		pthread_t t[NTHREADS];
-		unsigned long w = dcsim_warn_count();
-		char rep[4096];
-		unsigned int v;
-
-		sh.dir = dcsim_d_alloc(root, "dir");
-		dcsim_d_add(sh.dir, true);
-		for (int k = 0; k < NTHREADS; k++)
-			assert_int_equal(pthread_create(&t[k], NULL, worker, &sh), 0);
-		for (int k = 0; k < NTHREADS; k++)
-			pthread_join(t[k], NULL);
-		{
-			struct dcsim_held_ref h[] = { { root, 1 }, { sh.dir, 1 } };
-
-			v = dcsim_cache_verify(sh.c, h, 2, DCSIM_VERIFY_REFS_EXACT, rep, sizeof(rep));
-		}
-		if (v)
-			fprintf(stderr, "%s: %u violations\n%s", s->name, v, rep);
-		assert_int_equal(v, 0);
-		assert_int_equal(dcsim_warn_count(), w);
-		dcsim_dput(sh.dir);
-		dcsim_dput(root);
-		dcsim_shrink_all(sh.c);
-		{
-			struct dcsim_cache_stats st;
-
-			dcsim_cache_stats_read(sh.c, &st);
-			assert_int_equal(st.v[DCSIM_CS_NR_DENTRY], 0);
-			fprintf(stderr, "%-9s dput %ld locked %ld cas %ld htm %ld kills %ld retries %ld\n",
-				s->name, (long)st.v[DCSIM_CS_DPUT], (long)st.v[DCSIM_CS_DPUT_LOCKED],
-				(long)st.v[DCSIM_CS_DPUT_CAS], (long)st.v[DCSIM_CS_DPUT_HTM],
-				(long)st.v[DCSIM_CS_KILL], (long)st.v[DCSIM_CS_KILL_RETRY]);
-		}
-		dcsim_cache_destroy(sh.c);
-	}
+	for (size_t i = 0; i < dcsim_strategy_count(); i++)
+		run_strategy(dcsim_strategy_get(i), worker, iters, seed, true);
 }
 
 /*
@@ -169,37 +178,8 @@ static void test_create_in_place(void **state)
 		int err = dcsim_rcu_callbacks_setup(mode ? DCSIM_RCU_CB_GLOBAL : DCSIM_RCU_CB_PER_CPU, -1);
 
 		assert_int_equal(err, 0);
-		for (size_t i = 0; i < dcsim_strategy_count(); i++) {
-			const struct dcsim_dput_strategy *s = dcsim_strategy_get(i);
-			struct dcsim_cache_config cfg = { .strategy = s, .hash_bits = 2 };
-			struct shared sh = { .c = dcsim_cache_create(&cfg), .iters = iters, .seed = seed };
-			struct dcsim_dentry *root = dcsim_d_alloc_root(sh.c, "/");
-			pthread_t t[NTHREADS];
-			unsigned long w = dcsim_warn_count();
-			char rep[4096];
-			unsigned int v;
-
-			sh.dir = dcsim_d_alloc(root, "dir");
-			dcsim_d_add(sh.dir, true);
-			for (int k = 0; k < NTHREADS; k++)
-				assert_int_equal(pthread_create(&t[k], NULL, create_worker, &sh), 0);
-			for (int k = 0; k < NTHREADS; k++)
-				pthread_join(t[k], NULL);
-			{
-				struct dcsim_held_ref h[] = { { root, 1 }, { sh.dir, 1 } };
-
-				v = dcsim_cache_verify(sh.c, h, 2, DCSIM_VERIFY_REFS_EXACT, rep,
-						       sizeof(rep));
-			}
-			if (v)
-				fprintf(stderr, "%s: %u violations\n%s", s->name, v, rep);
-			assert_int_equal(v, 0);
-			assert_int_equal(dcsim_warn_count(), w);
-			dcsim_dput(sh.dir);
-			dcsim_dput(root);
-			dcsim_shrink_all(sh.c);
-			dcsim_cache_destroy(sh.c);
-		}
+		for (size_t i = 0; i < dcsim_strategy_count(); i++)
+			run_strategy(dcsim_strategy_get(i), create_worker, iters, seed, false);
 		dcsim_rcu_barrier();
 	}
 }
