@@ -17,7 +17,8 @@
  * --scenarios A,B,... explores only those scenarios.  --fault NAME plants a
  * fault of the cache model (<dcsim/dcache-cover.h>, "husk-freed-early").
  * --sched strict explores with strict priorities (<dcsim/explore.h>,
- * "Scheduling": spinning does not yield, busy-wait livelocks fail).
+ * "Scheduling": spinning does not yield, busy-wait livelocks fail); --sched
+ * rt also takes the yield from cond_resched() (a real-time preemptor).
  *
  * --corpus DIR runs the corpus of upstream bugs (kernel/corpus/): for each
  * .bug entry the suites it names on the strategies it names, and prints
@@ -94,7 +95,7 @@ static void usage(FILE *f)
 	      "                   [--diff-steps N] [--jobs N] [--shard I/N]\n"
 	      "                   [--scenario NAME --explore-mode random|pct --execution-seed N\n"
 	      "                    [--pct-steps K]] [--scenarios A,B,...] [--fault NAME]\n"
-	      "                   [--sched fair|strict]\n"
+	      "                   [--sched fair|strict|rt]\n"
 	      "       dcsim-check [--load LIB.so]... --corpus DIR [--budget B]\n"
 	      "       dcsim-check --kernel-tree 6.1|6.12|TARBALL --kernel-patch FILE...\n"
 	      "                   [--suites ...] [--seed N] [--budget ...] [--jobs N] ...\n"
@@ -596,7 +597,7 @@ int main(int argc, char **argv)
 			enum dcsim_explore_sched sch;
 
 			if (dcsim_explore_sched_parse(optarg, &sch))
-				return bad_usage("bad --sched '%s' (want fair or strict)", optarg);
+				return bad_usage("bad --sched '%s' (want fair, strict or rt)", optarg);
 			o.explore_sched = optarg;
 			break;
 		}

@@ -26,7 +26,7 @@
  *	DCSIM_EXPLORE_SCALE=N         multiply every scenario's iterations (soak)
  *	DCSIM_EXPLORE_MEMORY=sc|relaxed-rmw   memory model (see "Memory" below)
  *	DCSIM_EXPLORE_WATCHDOG=SEC    time limit of each phase (default 60, 0 off)
- *	DCSIM_EXPLORE_SCHED=fair|strict   scheduling (see "Scheduling" below)
+ *	DCSIM_EXPLORE_SCHED=fair|strict|rt   scheduling (see "Scheduling" below)
  *
  * Modes:
  *  - random: at each schedule point a uniformly random runnable thread;
@@ -64,7 +64,11 @@
  * runs opts.strict_steps schedule points without yielding.  The report
  * names who spins or retries on what, who holds that lock, where the
  * victim stopped, and the replay line (the seed also fixes the
- * preemption).
+ * preemption).  "rt" is strict with a preemptor of higher real-time
+ * priority (or a fully preemptible kernel, where cond_resched() does
+ * nothing): only its return gives the CPU back.  Code that relies on
+ * cond_resched(), as fs/dcache.c's shrink_dcache_parent() does, fails
+ * there by design: the mode shows that reliance, it does not judge.
  *
  * HTM: in explored executions dcsim_htm_begin() runs the simulated backend
  * (opts.htm).  In the "commit" and "aborts" modes a transaction has no
@@ -127,6 +131,7 @@ enum dcsim_explore_htm {
 enum dcsim_explore_sched {
 	DCSIM_EXPLORE_SCHED_FAIR,	/* preemptive and fair: every runnable thread may run */
 	DCSIM_EXPLORE_SCHED_STRICT,	/* strict priorities: one preempted thread waits */
+	DCSIM_EXPLORE_SCHED_RT,		/* as strict, and cond_resched() gives nothing back */
 };
 
 enum dcsim_explore_memory {
@@ -288,10 +293,10 @@ DCSIM_API dcsim_access_observer_fn *dcsim_access_observer_set(dcsim_access_obser
 /** dcsim_explore_htm_name() - "off", "sim-commit", "sim-aborts" or "sim-conflicts". */
 DCSIM_API const char *dcsim_explore_htm_name(enum dcsim_explore_htm htm);
 
-/** dcsim_explore_sched_name() - "fair" or "strict". */
+/** dcsim_explore_sched_name() - "fair", "strict" or "rt". */
 DCSIM_API const char *dcsim_explore_sched_name(enum dcsim_explore_sched sched);
 
-/** dcsim_explore_sched_parse() - "fair" or "strict" into *@out.  Return: 0 or -EINVAL. */
+/** dcsim_explore_sched_parse() - "fair", "strict" or "rt" into *@out.  Return: 0 or -EINVAL. */
 DCSIM_API int dcsim_explore_sched_parse(const char *name, enum dcsim_explore_sched *out);
 
 /** dcsim_explore_mode_name() - "random", "pct" or "dfs". */

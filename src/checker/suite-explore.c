@@ -74,7 +74,8 @@ int dcsim_checker_explore(const struct dcsim_dput_strategy *s, const struct dcsi
 	}
 	fprintf(prog, "dcsim-check: explore: %s: %d scenarios, %lu executions each%s%s\n", s->name,
 		DCSIM_DSCN_NR, iters[o->budget], one ? " (one execution replayed)" : "",
-		sched == DCSIM_EXPLORE_SCHED_STRICT ? ", strict priorities" : "");
+		sched == DCSIM_EXPLORE_SCHED_STRICT ? ", strict priorities" :
+		sched == DCSIM_EXPLORE_SCHED_RT ? ", real-time priorities" : "");
 	dcsim_warn_set_quiet(true);
 	for (size_t h = 0; h < DCSIM_ARRAY_SIZE(htms) && !res->failures; h++) {
 		if (htms[h] != DCSIM_EXPLORE_HTM_OFF && !(s->flags & DCSIM_STRATEGY_USES_HTM))
@@ -152,13 +153,15 @@ int dcsim_checker_explore(const struct dcsim_dput_strategy *s, const struct dcsi
 				else
 					pct[0] = '\0';
 				fprintf(out, "replay: %s%s --suites explore --scenario %s/%s/%s "
-					"--explore-mode %s --execution-seed %#" PRIx64 "%s%s\n",
+					"--explore-mode %s --execution-seed %#" PRIx64 "%s%s%s\n",
 					o->replay_prefix ? o->replay_prefix : "dcsim-check --strategy ",
 					o->replay_prefix ? "" : s->name,
 					dcsim_dcache_scenario_name(scn), s->name, dcsim_explore_htm_name(htms[h]),
 					dcsim_explore_mode_name(modes[m]), r.failure_seed, pct,
-					sched == DCSIM_EXPLORE_SCHED_STRICT && !o->replay_prefix ?
-					" --sched strict" : "");
+					sched != DCSIM_EXPLORE_SCHED_FAIR && !o->replay_prefix ?
+					" --sched " : "",
+					sched != DCSIM_EXPLORE_SCHED_FAIR && !o->replay_prefix ?
+					dcsim_explore_sched_name(sched) : "");
 			}
 		}
 	}
@@ -183,7 +186,7 @@ int dcsim_checker_explore(const struct dcsim_dput_strategy *s, const struct dcsi
 	}
 	fprintf(prog, "dcsim-check: explore: %s: %lu explorations, %s", s->name, res->runs,
 		res->failures ? "FAILED" : "ok");
-	if (sched == DCSIM_EXPLORE_SCHED_STRICT)
+	if (sched != DCSIM_EXPLORE_SCHED_FAIR)
 		fprintf(prog, " (%lu of %lu executions preempted a thread)", preemptions,
 			executions);
 	fputc('\n', prog);

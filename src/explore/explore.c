@@ -126,7 +126,7 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 	    sc->nthreads > DCSIM_EXPLORE_MAX_THREADS || opts->pct_depth > PCT_MAX_DEPTH ||
 	    (unsigned int)opts->htm > DCSIM_EXPLORE_HTM_CONFLICTS ||
 	    (unsigned int)opts->memory > DCSIM_EXPLORE_MEM_RELAXED_RMW ||
-	    (unsigned int)opts->sched > DCSIM_EXPLORE_SCHED_STRICT || explore_lt)
+	    (unsigned int)opts->sched > DCSIM_EXPLORE_SCHED_RT || explore_lt)
 		return -EINVAL;
 	if (opts->scenario && *opts->scenario && strcmp(opts->scenario, sc->name)) {
 		r.skipped = true;

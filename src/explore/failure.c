@@ -113,8 +113,8 @@ void report_failure(FILE *f)
 		fputs(" DCSIM_EXPLORE_MEMORY=relaxed-rmw", f);
 	if (ex.o.mode == DCSIM_EXPLORE_PCT)
 		fprintf(f, " DCSIM_EXPLORE_PCT_STEPS=%lu", ex.pct_k_used);
-	if (ex.o.sched == DCSIM_EXPLORE_SCHED_STRICT)
-		fputs(" DCSIM_EXPLORE_SCHED=strict", f);
+	if (ex.o.sched != DCSIM_EXPLORE_SCHED_FAIR)
+		fprintf(f, " DCSIM_EXPLORE_SCHED=%s", dcsim_explore_sched_name(ex.o.sched));
 	fputs(" <test binary>\n", f);
 	if (ex.o.mode == DCSIM_EXPLORE_DFS)
 		fputs("dcsim-explore:   (dfs: replay with the schedule below and the same seed)\n", f);

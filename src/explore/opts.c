@@ -41,6 +41,7 @@ const char *dcsim_explore_sched_name(enum dcsim_explore_sched sched)
 	switch (sched) {
 	case DCSIM_EXPLORE_SCHED_FAIR:		return "fair";
 	case DCSIM_EXPLORE_SCHED_STRICT:	return "strict";
+	case DCSIM_EXPLORE_SCHED_RT:		return "rt";
 	}
 	return "invalid";
 }
@@ -53,6 +54,8 @@ int dcsim_explore_sched_parse(const char *name, enum dcsim_explore_sched *out)
 		*out = DCSIM_EXPLORE_SCHED_FAIR;
 	else if (!strcmp(name, "strict"))
 		*out = DCSIM_EXPLORE_SCHED_STRICT;
+	else if (!strcmp(name, "rt"))
+		*out = DCSIM_EXPLORE_SCHED_RT;
 	else
 		return -EINVAL;
 	return 0;
@@ -144,5 +147,5 @@ void dcsim_explore_opts_from_env(struct dcsim_explore_opts *o)
 	m = getenv("DCSIM_EXPLORE_SCHED");
 	if (m && *m && dcsim_explore_sched_parse(m, &o->sched))
 		fprintf(stderr, "dcsim-explore: ignoring DCSIM_EXPLORE_SCHED='%s' "
-			"(want fair or strict)\n", m);
+			"(want fair, strict or rt)\n", m);
 }

@@ -35,8 +35,11 @@
  * Locks taken inside a simulated transaction are not counted: an abort
  * rolls them back, and a thread inside one is not preempted anyway.
  *
+ * The rt flavour (DCSIM_EXPLORE_SCHED_RT) is the same with a preemptor of
+ * higher real-time priority: its cond_resched() gives nothing back.
+ *
  * Sleeping is not modelled (the model never sleeps), so cond_resched() is
- * the only yield.  One preemption per execution, of one pair: more CPUs
+ * the only yield (none under rt).  One preemption per execution, of one pair: more CPUs
  * sharing more threads are more executions, not more events in one.
  */
 
@@ -182,10 +185,10 @@ static void fail_livelock(const char *how)
 		off += describe_holders(buf + off, len - off);
 	if (off >= len)
 		memcpy(buf + len - 4, "...", 4);
-	fail_lockedf("livelock (strict priorities): T%d preempted T%d at step %lu, where T%d "
+	fail_lockedf("livelock (%s priorities): T%d preempted T%d at step %lu, where T%d "
 		     "stopped after %s:%d holding no spinlock, and %s without cond_resched(), "
 		     "now at %s:%d; T%d never runs again.%s",
-		     ex.strict_by, ex.strict_victim, ex.strict_since, ex.strict_victim,
+		     ex.o.sched == DCSIM_EXPLORE_SCHED_RT ? "real-time" : "strict", ex.strict_by, ex.strict_victim, ex.strict_since, ex.strict_victim,
 		     ex.strict_func ? ex.strict_func : "(its start)", ex.strict_line, how,
 		     b->last_func ? b->last_func : "?", b->last_line, ex.strict_victim, buf);
 }
@@ -209,7 +212,7 @@ void strict_prepare(void)
 	ex.strict_off = ex.strict_over = false;
 	ex.strict_func = NULL;
 	ex.strict_line = 0;
-	if (ex.o.sched != DCSIM_EXPLORE_SCHED_STRICT || n < 2)
+	if (ex.o.sched == DCSIM_EXPLORE_SCHED_FAIR || n < 2)
 		return;
 	/* Its own stream: the other choices of a seed stay what fair mode makes them. */
 	ex.strict_rng = ex.exec_seed ^ 0xa54ff53a5f1d36f1ull;
@@ -241,8 +244,11 @@ void strict_point(struct lthread *lt, unsigned int acc)
 	if (ex.strict_off) {
 		if ((int)lt->id != ex.strict_by)
 			return;
-		/* The preemptor offers its CPU: the victim has waited, so it gets it. */
-		if (acc == DCSIM_ACC_RESCHED) {
+		/*
+		 * The preemptor offers its CPU: the victim has waited, so it
+		 * gets it; not from a real-time preemptor (rt).
+		 */
+		if (acc == DCSIM_ACC_RESCHED && ex.o.sched == DCSIM_EXPLORE_SCHED_STRICT) {
 			strict_end();
 			return;
 		}
@@ -271,8 +277,9 @@ void strict_point(struct lthread *lt, unsigned int acc)
 		}
 		return;
 	}
-	/* A preemption at the preemptor's own cond_resched() would end there. */
-	if (ex.step < ex.strict_at || (acc == DCSIM_ACC_RESCHED && (int)lt->id == ex.strict_by))
+	/* A preemption at the preemptor's own cond_resched() would end there (strict). */
+	if (ex.step < ex.strict_at || (acc == DCSIM_ACC_RESCHED && (int)lt->id == ex.strict_by &&
+				       ex.o.sched == DCSIM_EXPLORE_SCHED_STRICT))
 		return;
 	{
 		struct lthread *v = &ex.pool->lt[ex.strict_victim];
@@ -281,8 +288,9 @@ void strict_point(struct lthread *lt, unsigned int acc)
 			ex.strict_over = true;
 			return;
 		}
-		/* Waiting in cond_resched() the preemptor would give the CPU back at once. */
-		if (!preemptible(v) || (ex.pool->lt[ex.strict_by].state == LT_BLOCKED &&
+		/* Waiting in cond_resched() the preemptor would give the CPU back at once (strict). */
+		if (!preemptible(v) || (ex.o.sched == DCSIM_EXPLORE_SCHED_STRICT &&
+					ex.pool->lt[ex.strict_by].state == LT_BLOCKED &&
 					ex.pool->lt[ex.strict_by].last_acc == DCSIM_ACC_RESCHED))
 			return;
 		ex.strict_off = true;

@@ -915,6 +915,9 @@ static void test_strict_priorities(void **unused)
 	/* cond_resched() lets the victim run: no livelock, and it was preempted. */
 	r = run_flag(1, DCSIM_EXPLORE_SCHED_STRICT, 0);
 	assert_true(r.preemptions > 0);
+	/* rt: a real-time preemptor's cond_resched() gives nothing back. */
+	r = run_flag(1, DCSIM_EXPLORE_SCHED_RT, 1);
+	assert_non_null(strstr(r.failure, "livelock (real-time priorities)"));
 	/* A lock holder (or a waiter with a ticket) is never preempted. */
 	o = opts_for(DCSIM_EXPLORE_RANDOM, 500);
 	o.sched = DCSIM_EXPLORE_SCHED_STRICT;
