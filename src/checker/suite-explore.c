@@ -46,7 +46,7 @@ int dcsim_checker_explore(const struct dcsim_dput_strategy *s, const struct dcsi
 	static const unsigned long iters[] = { 60, 250, 2500 };
 	struct dcsim_checker_result local;
 	FILE *out, *prog;
-	unsigned long commits = 0, unit = 0, executions = 0, preemptions = 0;
+	unsigned long commits = 0, unit = 0, executions = 0, preemptions = 0, all = 0;
 	bool one = o && o->scenario;
 
 	if (!res)
@@ -125,6 +125,7 @@ int dcsim_checker_explore(const struct dcsim_dput_strategy *s, const struct dcsi
 					continue;
 				res->runs++;
 				preemptions += r.preemptions;
+				all += r.executions;
 				if (!rc)
 					executions += r.executions;
 				if (scn == DCSIM_DSCN_FINAL_DPUTS || scn == DCSIM_DSCN_FINAL_DPUTS_COLD)
@@ -187,8 +188,7 @@ int dcsim_checker_explore(const struct dcsim_dput_strategy *s, const struct dcsi
 	fprintf(prog, "dcsim-check: explore: %s: %lu explorations, %s", s->name, res->runs,
 		res->failures ? "FAILED" : "ok");
 	if (sched != DCSIM_EXPLORE_SCHED_FAIR)
-		fprintf(prog, " (%lu of %lu executions preempted a thread)", preemptions,
-			executions);
+		fprintf(prog, " (%lu of %lu executions preempted a thread)", preemptions, all);
 	fputc('\n', prog);
 	return res->failures ? 1 : 0;
 }
