@@ -11,6 +11,7 @@
 
 #include <dcsim/atomic.h>
 #include <dcsim/compiler.h>
+#include <dcsim/sched.h>
 
 #define READ_ONCE(x)		DCSIM_READ_ONCE(x)
 #define WRITE_ONCE(x, v)	DCSIM_WRITE_ONCE(x, v)
@@ -20,6 +21,7 @@
 #define smp_rmb()		dcsim_smp_rmb()
 #define smp_wmb()		dcsim_smp_wmb()
 #define cpu_relax()		dcsim_cpu_relax()
+#define cond_resched()		dcsim_cond_resched()
 #define likely(x)		dcsim_likely(x)
 #define unlikely(x)		dcsim_unlikely(x)
 

@@ -16,6 +16,9 @@
  * --scenario NAME --explore-mode MODE --execution-seed N [--pct-steps K].
  * --scenarios A,B,... explores only those scenarios.  --fault NAME plants a
  * fault of the cache model (<dcsim/dcache-cover.h>, "husk-freed-early").
+ * --sched strict explores with strict priorities (<dcsim/explore.h>,
+ * "Scheduling": spinning does not yield, busy-wait livelocks fail); --sched
+ * rt also takes the yield from cond_resched() (a real-time preemptor).
  *
  * --corpus DIR runs the corpus of upstream bugs (kernel/corpus/): for each
  * .bug entry the suites it names on the strategies it names, and prints
@@ -69,6 +72,7 @@
 
 #include <dcsim/checker.h>
 #include <dcsim/dcache-cover.h>
+#include <dcsim/explore.h>
 #include <dcsim/strategy.h>
 
 #define MAX_LOADS	8
@@ -91,6 +95,7 @@ static void usage(FILE *f)
 	      "                   [--diff-steps N] [--jobs N] [--shard I/N]\n"
 	      "                   [--scenario NAME --explore-mode random|pct --execution-seed N\n"
 	      "                    [--pct-steps K]] [--scenarios A,B,...] [--fault NAME]\n"
+	      "                   [--sched fair|strict|rt]\n"
 	      "       dcsim-check [--load LIB.so]... --corpus DIR [--budget B]\n"
 	      "       dcsim-check --kernel-tree 6.1|6.12|TARBALL --kernel-patch FILE...\n"
 	      "                   [--suites ...] [--seed N] [--budget ...] [--jobs N] ...\n"
@@ -476,6 +481,7 @@ int main(int argc, char **argv)
 		{ "scenarios", required_argument, NULL, 'C' },
 		{ "fault", required_argument, NULL, 'f' },
 		{ "corpus", required_argument, NULL, 'K' },
+		{ "sched", required_argument, NULL, 'y' },
 		{ "list", no_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -587,6 +593,14 @@ int main(int argc, char **argv)
 		case 'K':
 			corpus = optarg;
 			break;
+		case 'y': {
+			enum dcsim_explore_sched sch;
+
+			if (dcsim_explore_sched_parse(optarg, &sch))
+				return bad_usage("bad --sched '%s' (want fair, strict or rt)", optarg);
+			o.explore_sched = optarg;
+			break;
+		}
 		case 'L':
 			list = true;
 			break;
@@ -640,10 +654,10 @@ int main(int argc, char **argv)
 	if (corpus) {
 		int rc;
 
-		if (name || trace || o.scenario || o.scenarios || fault_name)
-			return bad_usage("%s", "--corpus takes its strategies, suites and faults "
-					 "from the .bug files: no --strategy, --trace, --scenario(s) "
-					 "or --fault");
+		if (name || trace || o.scenario || o.scenarios || fault_name || o.explore_sched)
+			return bad_usage("%s", "--corpus takes its strategies, suites, faults and "
+					 "scheduling from the .bug files: no --strategy, --trace, "
+					 "--scenario(s), --fault or --sched");
 		if (budget_name) {
 			append_word(replay, sizeof(replay), "--budget");
 			append_word(replay, sizeof(replay), budget_name);
@@ -685,6 +699,10 @@ int main(int argc, char **argv)
 	if (fault_name) {
 		append_word(replay, sizeof(replay), "--fault");
 		append_word(replay, sizeof(replay), fault_name);
+	}
+	if (o.explore_sched) {
+		append_word(replay, sizeof(replay), "--sched");
+		append_word(replay, sizeof(replay), o.explore_sched);
 	}
 	o.replay_prefix = replay;
 	/*

@@ -48,6 +48,12 @@ enum dcsim_access {
 	DCSIM_ACC_LOAD_ACQUIRE,	/* smp_load_acquire() */
 	DCSIM_ACC_RMB,		/* smp_rmb() */
 	DCSIM_ACC_WMB,		/* smp_wmb() */
+	/*
+	 * cond_resched() (<dcsim/sched.h>): a busy wait's pause, as SPIN, that
+	 * is also a voluntary preemption point: the explorer's strict-priority
+	 * mode lets a thread that this one preempted run again there.
+	 */
+	DCSIM_ACC_RESCHED,
 	DCSIM_ACC_NR
 };
 

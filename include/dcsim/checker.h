@@ -50,6 +50,8 @@ struct dcsim_checker_opts {
 	/* explore only: one scenario ("final-dputs/fast/off"), NULL: all */
 	const char *scenario;
 	const char *explore_mode;	/* "random" or "pct" only; NULL: both */
+	/* explore only: "fair" or "strict" (<dcsim/explore.h>, "Scheduling"); NULL: fair */
+	const char *explore_sched;
 	uint64_t execution_seed;	/* with @scenario: run that one execution */
 	unsigned long pct_steps;	/* with @scenario, pct: the failure's step estimate */
 	/* explore only: a comma-separated list of scenario names to run, NULL: all */

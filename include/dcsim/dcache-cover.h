@@ -81,6 +81,14 @@ enum dcsim_dcache_fault {
 	 * the LRU count a second time
 	 */
 	DCSIM_DCACHE_FAULT_SHRINK_ALL_RECOUNT,
+	/*
+	 * "restore cond_resched() in shrink_dcache_parent()" (4.17/4.18):
+	 * shrink_dcache_parent() as it was before that fix and before
+	 * 9bdebc2bd1c4 (5.3) let it kill dentries off others' shrink lists:
+	 * when only those (or dying ones) are left it walks again at once,
+	 * with no cond_resched()
+	 */
+	DCSIM_DCACHE_FAULT_NO_COND_RESCHED,
 	DCSIM_DCACHE_FAULT_NR
 };
 

@@ -26,6 +26,7 @@
  *	DCSIM_EXPLORE_SCALE=N         multiply every scenario's iterations (soak)
  *	DCSIM_EXPLORE_MEMORY=sc|relaxed-rmw   memory model (see "Memory" below)
  *	DCSIM_EXPLORE_WATCHDOG=SEC    time limit of each phase (default 60, 0 off)
+ *	DCSIM_EXPLORE_SCHED=fair|strict|rt   scheduling (see "Scheduling" below)
  *
  * Modes:
  *  - random: at each schedule point a uniformly random runnable thread;
@@ -45,6 +46,29 @@
  * a phase (setup, the threads' run, check, teardown) still running after
  * DCSIM_EXPLORE_WATCHDOG seconds is reported with the scenario, the phase
  * and the replay line, and the process aborts.
+ *
+ * Scheduling (opts.sched): "fair" lets any runnable thread run next at
+ * every schedule point, as a preemptive scheduler that is fair in the
+ * end: a busy wait only ever waits for threads that will run.  "strict"
+ * models strict priorities on fewer CPUs than threads, as the kernel
+ * guarantees them: once per execution, at a step chosen from the seed in
+ * 1..opts.strict_window, one thread (the victim) is preempted by another
+ * (the preemptor) on the CPU they share, and runs no more until the
+ * preemptor calls cond_resched() (<dcsim/sched.h>) or returns.  A
+ * spinning preemptor does not give the CPU back: spinning does not yield.
+ * A thread is preempted only where the kernel allows it: holding no
+ * spinlock (<dcsim/spinlock.h> reports ownership to the explorer), outside
+ * RCU read-side sections and simulated transactions.  If the preemptor
+ * then waits for its victim, that is a livelock: every thread left spins
+ * (blocked, as above) while the victim is off its CPU, or the preemptor
+ * runs opts.strict_steps schedule points without yielding.  The report
+ * names who spins or retries on what, who holds that lock, where the
+ * victim stopped, and the replay line (the seed also fixes the
+ * preemption).  "rt" is strict with a preemptor of higher real-time
+ * priority (or a fully preemptible kernel, where cond_resched() does
+ * nothing): only its return gives the CPU back.  Code that relies on
+ * cond_resched(), as fs/dcache.c's shrink_dcache_parent() does, fails
+ * there by design: the mode shows that reliance, it does not judge.
  *
  * HTM: in explored executions dcsim_htm_begin() runs the simulated backend
  * (opts.htm).  In the "commit" and "aborts" modes a transaction has no
@@ -104,6 +128,12 @@ enum dcsim_explore_htm {
 	DCSIM_EXPLORE_HTM_CONFLICTS,	/* simulated, schedule points inside, conflict aborts */
 };
 
+enum dcsim_explore_sched {
+	DCSIM_EXPLORE_SCHED_FAIR,	/* preemptive and fair: every runnable thread may run */
+	DCSIM_EXPLORE_SCHED_STRICT,	/* strict priorities: one preempted thread waits */
+	DCSIM_EXPLORE_SCHED_RT,		/* as strict, and cond_resched() gives nothing back */
+};
+
 enum dcsim_explore_memory {
 	DCSIM_EXPLORE_MEM_SC,		/* sequentially consistent */
 	DCSIM_EXPLORE_MEM_RELAXED_RMW,	/* loads may pass an earlier relaxed RMW */
@@ -130,6 +160,10 @@ struct dcsim_explore_opts {
 	unsigned long pct_steps;	/* PCT step estimate; 0: the longest execution so far */
 	unsigned long report_steps;	/* schedule log steps a failure report prints */
 	unsigned long watchdog_secs;	/* time limit of each phase of an execution; 0: off */
+	/* Scheduling; see "Scheduling" above. */
+	enum dcsim_explore_sched sched;
+	unsigned long strict_window;	/* strict: the preemption comes in steps 1..window */
+	unsigned long strict_steps;	/* strict: preemptor's points without a yield: livelock */
 };
 
 /**
@@ -173,13 +207,15 @@ struct dcsim_explore_result {
 	unsigned long stale_loads;	/* loads that passed a relaxed RMW */
 	/* PCT: the step estimate of the first failing execution, which its replay needs */
 	unsigned long failure_pct_steps;
+	unsigned long preemptions;	/* strict: executions in which the preemption happened */
 };
 
 /**
  * dcsim_explore_opts_init() - defaults: random walk, a fixed base seed,
  * 1000 iterations, PCT depth 3, preemption bound 2, 200000 steps, HTM off,
  * 20 per mille aborts, sequentially consistent memory, a 512-line
- * transaction capacity, no replay, 80 steps in a report, a 60 s watchdog.
+ * transaction capacity, no replay, 80 steps in a report, a 60 s watchdog,
+ * fair scheduling (strict: a 400-step window, 20000 steps without a yield).
  * Reads no environment.
  */
 DCSIM_API void dcsim_explore_opts_init(struct dcsim_explore_opts *opts);
@@ -187,8 +223,8 @@ DCSIM_API void dcsim_explore_opts_init(struct dcsim_explore_opts *opts);
 /**
  * dcsim_explore_opts_from_env() - override @opts with the DCSIM_EXPLORE_*
  * variables that are set: BASE_SEED (seed), MODE, ITERS, MEMORY, SCENARIO,
- * SEED (replay one execution), SCHEDULE, PCT_STEPS, TRACE (report_steps)
- * and WATCHDOG; a malformed value is reported and ignored.  The one place
+ * SEED (replay one execution), SCHEDULE, PCT_STEPS, TRACE (report_steps),
+ * WATCHDOG and SCHED; a malformed value is reported and ignored.  The one place
  * the explorer's settings come from the environment: for main()s, called
  * after their own settings and before dcsim_explore_run(), which reads
  * none.  The strings point into the environment.
@@ -256,6 +292,12 @@ DCSIM_API dcsim_access_observer_fn *dcsim_access_observer_set(dcsim_access_obser
 
 /** dcsim_explore_htm_name() - "off", "sim-commit", "sim-aborts" or "sim-conflicts". */
 DCSIM_API const char *dcsim_explore_htm_name(enum dcsim_explore_htm htm);
+
+/** dcsim_explore_sched_name() - "fair", "strict" or "rt". */
+DCSIM_API const char *dcsim_explore_sched_name(enum dcsim_explore_sched sched);
+
+/** dcsim_explore_sched_parse() - "fair", "strict" or "rt" into *@out.  Return: 0 or -EINVAL. */
+DCSIM_API int dcsim_explore_sched_parse(const char *name, enum dcsim_explore_sched *out);
 
 /** dcsim_explore_mode_name() - "random", "pct" or "dfs". */
 DCSIM_API const char *dcsim_explore_mode_name(enum dcsim_explore_mode mode);

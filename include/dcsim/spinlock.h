@@ -38,6 +38,38 @@ typedef struct dcsim_spinlock {
 	};
 } dcsim_spinlock_t;
 
+/*
+ * Lock ownership, for the checkers (check build only): the explorer's
+ * strict-priority mode must know which logical thread holds which lock,
+ * since a holder is never preempted and a livelock report names the
+ * holder.  Each operation reports what it did right after the access that
+ * did it (no schedule point in between); the normal build has no call.
+ */
+enum dcsim_spin_event {
+	DCSIM_SPIN_ACQUIRED,	/* a lock, or a trylock that took it */
+	DCSIM_SPIN_RELEASED,	/* an unlock */
+	DCSIM_SPIN_CONTENDED,	/* a failed trylock */
+	/*
+	 * A lock that has to wait: its ticket is taken, and the waiter, as
+	 * the kernel's (preemption off from spin_lock() on), cannot be
+	 * preempted, or every later ticket would wait for it.
+	 */
+	DCSIM_SPIN_WAITING,
+};
+
+#if DCSIM_CHECK
+/*
+ * dcsim_spin_note() - tell the checkers what a lock operation did
+ * @ev:   what happened
+ * @lock: the lock
+ *
+ * Returns at once outside an exploration; never a schedule point.
+ */
+DCSIM_API void dcsim_spin_note(enum dcsim_spin_event ev, const dcsim_spinlock_t *lock);
+#else
+#define dcsim_spin_note(ev, lock)	((void)0)
+#endif
+
 #define DCSIM_SPINLOCK_UNLOCKED		((dcsim_spinlock_t){ .val = 0 })
 #define DCSIM_TICKET_SHIFT		16
 #define DCSIM_TICKET_MASK		0xffffu
@@ -75,8 +107,11 @@ static inline void dcsim_spin_lock(dcsim_spinlock_t *lock)
 
 	unsigned int spins = 0;
 
-	if (dcsim_likely((uint16_t)(old & DCSIM_TICKET_MASK) == ticket))
+	if (dcsim_likely((uint16_t)(old & DCSIM_TICKET_MASK) == ticket)) {
+		dcsim_spin_note(DCSIM_SPIN_ACQUIRED, lock);
 		return;
+	}
+	dcsim_spin_note(DCSIM_SPIN_WAITING, lock);
 	/*
 	 * Acquire on each poll: the winning read orders our critical section.
 	 *
@@ -97,6 +132,7 @@ static inline void dcsim_spin_lock(dcsim_spinlock_t *lock)
 		if (dcsim_unlikely(++spins > DCSIM_SPIN_YIELD_AFTER))
 			sched_yield();
 	}
+	dcsim_spin_note(DCSIM_SPIN_ACQUIRED, lock);
 }
 
 /**
@@ -107,9 +143,13 @@ static inline bool dcsim_spin_trylock(dcsim_spinlock_t *lock)
 {
 	uint32_t old = DCSIM_READ_ONCE(lock->val);
 
-	if ((old & DCSIM_TICKET_MASK) != (old >> DCSIM_TICKET_SHIFT))
+	if ((old & DCSIM_TICKET_MASK) != (old >> DCSIM_TICKET_SHIFT) ||
+	    !dcsim_try_cmpxchg(&lock->val, &old, old + (1u << DCSIM_TICKET_SHIFT))) {
+		dcsim_spin_note(DCSIM_SPIN_CONTENDED, lock);
 		return false;
-	return dcsim_try_cmpxchg(&lock->val, &old, old + (1u << DCSIM_TICKET_SHIFT));
+	}
+	dcsim_spin_note(DCSIM_SPIN_ACQUIRED, lock);
+	return true;
 }
 
 /**
@@ -142,6 +182,7 @@ static inline void dcsim_spin_unlock(dcsim_spinlock_t *lock)
 		return;
 	}
 	dcsim_store_release(&lock->tickets.head, (uint16_t)(v.tickets.head + 1));
+	dcsim_spin_note(DCSIM_SPIN_RELEASED, lock);
 }
 
 #endif /* DCSIM_SPINLOCK_H */

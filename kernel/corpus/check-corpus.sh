@@ -144,9 +144,9 @@ EXPECT = {"caught", "pass", "expected-fail", "missed"}
 TREES = {"6.1", "6.12"}
 REQUIRED = ["commit", "subject", "fixed-in", "id-check", "verified-by", "class", "kind",
             "expect", "catch", "needs", "status"]
-# What the runner (dcsim-check --corpus) reads: strategies, fixed, suites, plant.
+# What the runner (dcsim-check --corpus) reads: strategies, fixed, suites, plant, sched.
 KNOWN = set(REQUIRED) | {"tree", "patch", "after", "fault", "scenario", "note",
-                         "strategies", "fixed", "suites", "plant", "budget"}
+                         "strategies", "fixed", "suites", "plant", "budget", "sched"}
 SUITE = re.compile(r"^(diff|misuse|stress|explore(:[a-z0-9-]+(,[a-z0-9-]+)*)?)$")
 
 def parse_bug(path):
@@ -211,6 +211,8 @@ def check_bug(path, f):
         err(where, "kind (c) needs 'scenario' and expect 'expected-fail' (or 'missed')")
     if f.get("budget", "quick") not in ("quick", "default", "soak"):
         err(where, "budget must be quick, default or soak")
+    if f.get("sched", "fair") not in ("fair", "strict", "rt"):
+        err(where, "sched must be fair, strict or rt")
     for s in f.get("suites", "").split():
         if not SUITE.match(s):
             err(where, "suite '%s' is not diff, misuse, stress, explore or explore:SCN,..." % s)

@@ -10,11 +10,15 @@
  *   strategies:  the strategies that carry the bug (default for kind (a):
  *                the variant <tree>-<name>, k61-htm-<name> after the HTM
  *                series, which a plugin registers, kernel-code/corpus-plugin.c)
- *   fixed:       kind (c): the strategies with the fix, which must pass
+ *   fixed:       the strategies with the fix, which must pass: kind (c)'s
+ *                fixed code, or for a planted fault the same model without
+ *                it (the fault is planted only on the strategies)
  *   suites:      diff, misuse, stress, explore or explore:SCN,SCN,...
  *   plant:       a model fault to plant (dcsim_dcache_fault_lookup())
  *   budget:      quick, default or soak: the entry's own, when its bug
  *                needs more executions than the run's budget gives
+ *   sched:       fair or strict: the explorer's scheduling (strict
+ *                priorities for busy-wait livelocks, <dcsim/explore.h>)
  *   expect:      caught, pass, expected-fail or missed
  *
  * Each (strategy, suite) runs in a child process, so that a bug which
@@ -52,7 +56,7 @@ struct bug {
 	char commit[FIELD_LEN], class[FIELD_LEN], kind[FIELD_LEN], tree[FIELD_LEN];
 	char after[FIELD_LEN], expect[FIELD_LEN], needs[FIELD_LEN];
 	char strategies[FIELD_LEN], fixed[FIELD_LEN], suites[FIELD_LEN], plant[FIELD_LEN];
-	char budget[FIELD_LEN];
+	char budget[FIELD_LEN], sched[FIELD_LEN];
 };
 
 struct run {
@@ -85,6 +89,7 @@ static char *field(struct bug *b, const char *key)
 		{ "suites", offsetof(struct bug, suites) },
 		{ "plant", offsetof(struct bug, plant) },
 		{ "budget", offsetof(struct bug, budget) },
+		{ "sched", offsetof(struct bug, sched) },
 	};
 
 	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
@@ -197,10 +202,11 @@ static void run_one(const struct bug *b, struct run *r, const struct dcsim_dput_
 			fclose(rep);
 		return;
 	}
-	snprintf(prefix, sizeof(prefix), "%.400s --strategy %.100s%s%.60s%s%.10s",
+	snprintf(prefix, sizeof(prefix), "%.400s --strategy %.100s%s%.60s%s%.10s%s%.10s",
 		 o0->replay_prefix ? o0->replay_prefix : "dcsim-check", s->name,
 		 fault > 0 ? " --fault " : "", fault > 0 ? b->plant : "",
-		 b->budget[0] ? " --budget " : "", b->budget);
+		 b->budget[0] ? " --budget " : "", b->budget,
+		 b->sched[0] ? " --sched " : "", b->sched);
 	fflush(stdout);
 	fflush(stderr);
 	fflush(o0->report ? o0->report : stdout);
@@ -218,6 +224,8 @@ static void run_one(const struct bug *b, struct run *r, const struct dcsim_dput_
 
 		if (b->budget[0])
 			dcsim_checker_budget_parse(b->budget, &o.budget);
+		if (b->sched[0])
+			o.explore_sched = b->sched;
 		close(p[0]);
 		/* The explorer writes its part of a report to fd 2 itself. */
 		dup2(fileno(rep), 2);
@@ -374,7 +382,8 @@ static void one_bug(struct bug *b, const struct dcsim_checker_opts *o, FILE *tab
 			r->strategy = s->name;
 			r->fixed = i >= ns;
 			snprintf(r->suite, sizeof(r->suite), "%s", suite[k]);
-			run_one(b, r, s, fault, o);
+			/* The fixed side of a planted fault is the model without it. */
+			run_one(b, r, s, r->fixed ? 0 : fault, o);
 			secs += r->seconds;
 			if (r->outcome == 2 && !bad)
 				bad = r;
@@ -391,6 +400,9 @@ static void one_bug(struct bug *b, const struct dcsim_checker_opts *o, FILE *tab
 		v = V_ERROR;
 	} else if (!strcmp(b->expect, "pass")) {
 		v = caught ? V_FLAGGED : V_PASSED;
+	} else if (nf && !strcmp(b->expect, "caught")) {
+		/* Caught on the strategies, and the fix (fixed:) passes the same suites. */
+		v = bad ? V_FIXED_FAILS : caught ? V_CAUGHT : V_MISSED;
 	} else if (nf) {
 		bool all = true;
 

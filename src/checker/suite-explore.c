@@ -46,13 +46,16 @@ int dcsim_checker_explore(const struct dcsim_dput_strategy *s, const struct dcsi
 	static const unsigned long iters[] = { 60, 250, 2500 };
 	struct dcsim_checker_result local;
 	FILE *out, *prog;
-	unsigned long commits = 0, unit = 0, executions = 0;
+	unsigned long commits = 0, unit = 0, executions = 0, preemptions = 0, all = 0;
 	bool one = o && o->scenario;
 
 	if (!res)
 		res = &local;
 	memset(res, 0, sizeof(*res));
-	if (!s || !o || (unsigned int)o->budget > DCSIM_CHECKER_SOAK)
+	enum dcsim_explore_sched sched = DCSIM_EXPLORE_SCHED_FAIR;
+
+	if (!s || !o || (unsigned int)o->budget > DCSIM_CHECKER_SOAK ||
+	    (o->explore_sched && dcsim_explore_sched_parse(o->explore_sched, &sched)))
 		return -EINVAL;
 	out = o->report ? o->report : stdout;
 	prog = o->progress ? o->progress : stderr;
@@ -69,8 +72,10 @@ int dcsim_checker_explore(const struct dcsim_dput_strategy *s, const struct dcsi
 			return -EINVAL;
 		}
 	}
-	fprintf(prog, "dcsim-check: explore: %s: %d scenarios, %lu executions each%s\n", s->name,
-		DCSIM_DSCN_NR, iters[o->budget], one ? " (one execution replayed)" : "");
+	fprintf(prog, "dcsim-check: explore: %s: %d scenarios, %lu executions each%s%s\n", s->name,
+		DCSIM_DSCN_NR, iters[o->budget], one ? " (one execution replayed)" : "",
+		sched == DCSIM_EXPLORE_SCHED_STRICT ? ", strict priorities" :
+		sched == DCSIM_EXPLORE_SCHED_RT ? ", real-time priorities" : "");
 	dcsim_warn_set_quiet(true);
 	for (size_t h = 0; h < DCSIM_ARRAY_SIZE(htms) && !res->failures; h++) {
 		if (htms[h] != DCSIM_EXPLORE_HTM_OFF && !(s->flags & DCSIM_STRATEGY_USES_HTM))
@@ -95,6 +100,7 @@ int dcsim_checker_explore(const struct dcsim_dput_strategy *s, const struct dcsi
 				eo.iterations = iters[o->budget];
 				eo.htm = htms[h];
 				eo.abort_permille = 60;
+				eo.sched = sched;
 				eo.quiet = o->quiet;
 				if (o->scenarios && !one) {
 					/* Named: latent-bug scenarios run too. */
@@ -118,6 +124,8 @@ int dcsim_checker_explore(const struct dcsim_dput_strategy *s, const struct dcsi
 				if (r.skipped)
 					continue;
 				res->runs++;
+				preemptions += r.preemptions;
+				all += r.executions;
 				if (!rc)
 					executions += r.executions;
 				if (scn == DCSIM_DSCN_FINAL_DPUTS || scn == DCSIM_DSCN_FINAL_DPUTS_COLD)
@@ -146,11 +154,15 @@ int dcsim_checker_explore(const struct dcsim_dput_strategy *s, const struct dcsi
 				else
 					pct[0] = '\0';
 				fprintf(out, "replay: %s%s --suites explore --scenario %s/%s/%s "
-					"--explore-mode %s --execution-seed %#" PRIx64 "%s\n",
+					"--explore-mode %s --execution-seed %#" PRIx64 "%s%s%s\n",
 					o->replay_prefix ? o->replay_prefix : "dcsim-check --strategy ",
 					o->replay_prefix ? "" : s->name,
 					dcsim_dcache_scenario_name(scn), s->name, dcsim_explore_htm_name(htms[h]),
-					dcsim_explore_mode_name(modes[m]), r.failure_seed, pct);
+					dcsim_explore_mode_name(modes[m]), r.failure_seed, pct,
+					sched != DCSIM_EXPLORE_SCHED_FAIR && !o->replay_prefix ?
+					" --sched " : "",
+					sched != DCSIM_EXPLORE_SCHED_FAIR && !o->replay_prefix ?
+					dcsim_explore_sched_name(sched) : "");
 			}
 		}
 	}
@@ -173,7 +185,10 @@ int dcsim_checker_explore(const struct dcsim_dput_strategy *s, const struct dcsi
 				o->replay_prefix ? o->replay_prefix : "dcsim-check --strategy ",
 				o->replay_prefix ? "" : s->name, o->seed);
 	}
-	fprintf(prog, "dcsim-check: explore: %s: %lu explorations, %s\n", s->name, res->runs,
+	fprintf(prog, "dcsim-check: explore: %s: %lu explorations, %s", s->name, res->runs,
 		res->failures ? "FAILED" : "ok");
+	if (sched != DCSIM_EXPLORE_SCHED_FAIR)
+		fprintf(prog, " (%lu of %lu executions preempted a thread)", preemptions, all);
+	fputc('\n', prog);
 	return res->failures ? 1 : 0;
 }

@@ -321,6 +321,13 @@ static void shrink_dcache_parent(struct dcsim_dentry *parent)
 		if (!found)
 			break;
 		/*
+		 * The planted fault: the loop before cond_resched() came back
+		 * (and before select_collect2): on a CPU that it took from the
+		 * owner of those lists, it walks again forever.
+		 */
+		if (dcache_faulty(DCSIM_DCACHE_FAULT_NO_COND_RESCHED))
+			continue;
+		/*
 		 * Only others' shrink lists or dying dentries left.  As 6.1's
 		 * select_collect2: kill an unused one off somebody else's list
 		 * ourselves (its owner frees the husk), or else let them finish.
@@ -344,10 +351,17 @@ static void shrink_dcache_parent(struct dcsim_dentry *parent)
 				__dentry_kill(victim, p);
 			}
 		}
+		/*
+		 * Nothing we could do: the rest is others' to finish, and the
+		 * owner of a list may be the thread whose CPU we took, so let
+		 * it run.  fs/dcache.c calls cond_resched() on every pass that
+		 * got this far; here only on the pass that waits, the one that
+		 * loops (and for the explorer a pause in a busy wait).
+		 */
 		if (!dlist_empty(&dispose))
 			shrink_dentry_list(c, &dispose);
 		else if (!victim)
-			cpu_relax();
+			cond_resched();
 	}
 }
 

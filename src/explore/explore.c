@@ -110,6 +110,7 @@ static void exec_prepare(void)
 		lt->wm_patched = false;
 		htm_sim_reset(lt);
 	}
+	strict_prepare();
 }
 
 int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explore_opts *opts,
@@ -124,7 +125,8 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 	if (!sc || !opts || !sc->thread || !sc->name || sc->nthreads < 1 ||
 	    sc->nthreads > DCSIM_EXPLORE_MAX_THREADS || opts->pct_depth > PCT_MAX_DEPTH ||
 	    (unsigned int)opts->htm > DCSIM_EXPLORE_HTM_CONFLICTS ||
-	    (unsigned int)opts->memory > DCSIM_EXPLORE_MEM_RELAXED_RMW || explore_lt)
+	    (unsigned int)opts->memory > DCSIM_EXPLORE_MEM_RELAXED_RMW ||
+	    (unsigned int)opts->sched > DCSIM_EXPLORE_SCHED_RT || explore_lt)
 		return -EINVAL;
 	if (opts->scenario && *opts->scenario && strcmp(opts->scenario, sc->name)) {
 		r.skipped = true;
@@ -155,6 +157,7 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 	ex.nnodes = ex.replay_len = 0;
 	ex.htm_commits = ex.htm_aborts = ex.htm_conflicts = ex.htm_capacity_aborts = 0;
 	ex.rcu_cbs_run = ex.stale_loads = 0;
+	ex.strict_count = 0;
 	ex.ncbs = 0;
 	max_iter = single ? 1 : ex.o.iterations;
 
@@ -281,6 +284,7 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 	r.htm_capacity_aborts = ex.htm_capacity_aborts;
 	r.rcu_callbacks = ex.rcu_cbs_run;
 	r.stale_loads = ex.stale_loads;
+	r.preemptions = ex.strict_count;
 	pthread_mutex_lock(&ex.lock);
 	ex.running = false;
 	pthread_mutex_unlock(&ex.lock);

@@ -91,9 +91,10 @@ void report_failure(FILE *f)
 		fprintf(f, " (depth %u, step estimate %lu)", ex.o.pct_depth, ex.pct_k_used);
 	if (ex.o.mode == DCSIM_EXPLORE_DFS)
 		fprintf(f, " (preemption bound %u)", ex.o.preemption_bound);
-	fprintf(f, ", %u threads, htm %s, memory %s\n", ex.sc->nthreads,
+	fprintf(f, ", %u threads, htm %s, memory %s, sched %s\n", ex.sc->nthreads,
 		dcsim_explore_htm_name(ex.o.htm),
-		ex.o.memory == DCSIM_EXPLORE_MEM_RELAXED_RMW ? "relaxed-rmw" : "sc");
+		ex.o.memory == DCSIM_EXPLORE_MEM_RELAXED_RMW ? "relaxed-rmw" : "sc",
+		dcsim_explore_sched_name(ex.o.sched));
 	fprintf(f, "dcsim-explore:   %s\n", ex.msg);
 	if (ex.uaf.set) {
 		if (ex.uaf.queuer >= 0) {
@@ -112,6 +113,8 @@ void report_failure(FILE *f)
 		fputs(" DCSIM_EXPLORE_MEMORY=relaxed-rmw", f);
 	if (ex.o.mode == DCSIM_EXPLORE_PCT)
 		fprintf(f, " DCSIM_EXPLORE_PCT_STEPS=%lu", ex.pct_k_used);
+	if (ex.o.sched != DCSIM_EXPLORE_SCHED_FAIR)
+		fprintf(f, " DCSIM_EXPLORE_SCHED=%s", dcsim_explore_sched_name(ex.o.sched));
 	fputs(" <test binary>\n", f);
 	if (ex.o.mode == DCSIM_EXPLORE_DFS)
 		fputs("dcsim-explore:   (dfs: replay with the schedule below and the same seed)\n", f);

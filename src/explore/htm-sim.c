@@ -404,7 +404,7 @@ void htm_sim_access(struct lthread *lt, enum dcsim_access acc,
 	st = explore_htm_inject(lt, func);
 	if (st)
 		sim_do_abort(lt, st);
-	if (acc == DCSIM_ACC_SPIN)
+	if (acc == DCSIM_ACC_SPIN || acc == DCSIM_ACC_RESCHED)
 		sim_do_abort(lt, DCSIM_HTM_SIM_MARK | DCSIM_HTM_X86_CONFLICT | DCSIM_HTM_X86_RETRY);
 	if (acc == DCSIM_ACC_RCU_LOCK || acc == DCSIM_ACC_RCU_UNLOCK)
 		explore_rcu_note(lt, acc);

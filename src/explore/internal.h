@@ -37,6 +37,8 @@
 /* Cache lines a simulated transaction can track (read set + write set). */
 #define SIM_LINE_SHIFT	6
 #define SIM_LINES_MAX	512
+/* Spinlocks one logical thread can be seen holding at once (strict.c). */
+#define LT_HELD_MAX	16
 /* Values overwritten since a thread's last ordering point (weak memory). */
 #define WM_LOG_MAX	32
 
@@ -100,6 +102,16 @@ struct lthread {
 	const char *last_func;
 	int last_line;
 	const volatile void *last_addr;
+	/* what its last spin (or cond_resched()) waited on: the access before it */
+	const volatile void *spin_on;
+	/*
+	 * Spinlocks it holds (dcsim_spin_note(), strict.c); held_lost counts
+	 * those past LT_HELD_MAX.  contended: the last lock it found taken;
+	 * waiting: the lock whose ticket it holds and waits to be served.
+	 */
+	const void *held[LT_HELD_MAX];
+	unsigned int nheld, held_lost;
+	const void *contended, *waiting;
 	/* RCU: read-side nesting, and outermost sections entered so far */
 	unsigned int rcu_depth;
 	unsigned long rcu_sections;
@@ -152,6 +164,7 @@ enum {
 	SL_CALL_RCU,		/* call_rcu(); addr holds the head */
 	SL_RCU_CB,		/* a callback ran (or its object was poisoned) */
 	SL_STALE,		/* the load just before passed a relaxed RMW */
+	SL_PREEMPT,		/* strict priorities: tid taken off its CPU by the thread in addr */
 	SL_NR
 };
 
@@ -232,6 +245,21 @@ struct explorer {
 	struct uaf_info uaf;
 	unsigned long htm_commits, htm_aborts, htm_conflicts, htm_capacity_aborts;
 	unsigned long rcu_cbs_run, stale_loads;
+	/*
+	 * Strict priorities (strict.c): the one preemption of this execution,
+	 * planned from its own stream of the seed.  victim -1: none planned.
+	 */
+	uint64_t strict_rng;
+	int strict_victim, strict_by;
+	unsigned long strict_at;	/* first step at which it may happen */
+	bool strict_off;		/* the victim is off its CPU now */
+	bool strict_over;		/* it happened and ended */
+	unsigned long strict_since;	/* schedule log index when it happened */
+	unsigned long strict_run;	/* the preemptor's points since, without a yield */
+	const char *strict_func;	/* where the victim stopped */
+	int strict_line;
+	unsigned long strict_count;	/* preemptions, all executions */
+	int strict_rescue;		/* a thread the next pick must run, or -1 */
 };
 
 extern struct explorer ex;
@@ -331,6 +359,20 @@ void uaf_check(struct lthread *lt, unsigned int acc, const volatile void *addr,
 void describe_threads(char *buf, size_t len);
 void flush_write(struct lthread *lt);
 void wait_turn(struct lthread *lt);
+
+/* strict.c */
+void strict_prepare(void);
+/* ex.lock held: @lt's schedule point of kind @acc, before the pick. */
+void strict_point(struct lthread *lt, unsigned int acc);
+/* ex.lock held: @lt returned; a victim it kept off its CPU runs again. */
+void strict_exit(struct lthread *lt);
+/* ex.lock held: nobody can run.  Fails the execution if a victim is off its CPU. */
+bool strict_stuck(struct lthread *lt);
+/* ex.lock held: the victim of the current preemption, to leave out of the pick. */
+static inline bool strict_is_off(unsigned int tid)
+{
+	return ex.strict_off && (int)tid == ex.strict_victim;
+}
 
 /* schedule-log.c */
 void schedule_print(FILE *f);

@@ -36,6 +36,31 @@ const char *dcsim_explore_htm_name(enum dcsim_explore_htm htm)
 	return "invalid";
 }
 
+const char *dcsim_explore_sched_name(enum dcsim_explore_sched sched)
+{
+	switch (sched) {
+	case DCSIM_EXPLORE_SCHED_FAIR:		return "fair";
+	case DCSIM_EXPLORE_SCHED_STRICT:	return "strict";
+	case DCSIM_EXPLORE_SCHED_RT:		return "rt";
+	}
+	return "invalid";
+}
+
+int dcsim_explore_sched_parse(const char *name, enum dcsim_explore_sched *out)
+{
+	if (!name)
+		return -EINVAL;
+	if (!strcmp(name, "fair"))
+		*out = DCSIM_EXPLORE_SCHED_FAIR;
+	else if (!strcmp(name, "strict"))
+		*out = DCSIM_EXPLORE_SCHED_STRICT;
+	else if (!strcmp(name, "rt"))
+		*out = DCSIM_EXPLORE_SCHED_RT;
+	else
+		return -EINVAL;
+	return 0;
+}
+
 static unsigned long env_ulong(const char *name, unsigned long def)
 {
 	const char *s = getenv(name);
@@ -73,6 +98,9 @@ void dcsim_explore_opts_init(struct dcsim_explore_opts *o)
 	o->abort_permille = 20;
 	o->report_steps = 80;
 	o->watchdog_secs = 60;
+	o->sched = DCSIM_EXPLORE_SCHED_FAIR;
+	o->strict_window = 400;
+	o->strict_steps = 20000;
 }
 
 void dcsim_explore_opts_from_env(struct dcsim_explore_opts *o)
@@ -116,4 +144,8 @@ void dcsim_explore_opts_from_env(struct dcsim_explore_opts *o)
 	o->pct_steps = env_ulong("DCSIM_EXPLORE_PCT_STEPS", o->pct_steps);
 	o->report_steps = env_ulong("DCSIM_EXPLORE_TRACE", o->report_steps);
 	o->watchdog_secs = env_ulong("DCSIM_EXPLORE_WATCHDOG", o->watchdog_secs);
+	m = getenv("DCSIM_EXPLORE_SCHED");
+	if (m && *m && dcsim_explore_sched_parse(m, &o->sched))
+		fprintf(stderr, "dcsim-explore: ignoring DCSIM_EXPLORE_SCHED='%s' "
+			"(want fair, strict or rt)\n", m);
 }

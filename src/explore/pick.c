@@ -20,7 +20,7 @@ static uint32_t runnable_mask(void)
 	uint32_t m = 0;
 
 	for (unsigned int i = 0; i < ex.pool->n; i++)
-		if (ex.pool->lt[i].state == LT_RUNNABLE)
+		if (ex.pool->lt[i].state == LT_RUNNABLE && !strict_is_off(i))
 			m |= 1u << i;
 	return m;
 }
@@ -134,6 +134,10 @@ int pick(struct lthread *cur)
 				ex.sc->name, c, ex.ndec);
 			c = lowest(en);
 		}
+	} else if (ex.strict_rescue >= 0 && (en & (1u << ex.strict_rescue))) {
+		/* strict.c: a thread on a CPU of its own that the mode starved. */
+		c = ex.strict_rescue;
+		ex.strict_rescue = -1;
 	} else {
 		switch (ex.o.mode) {
 		case DCSIM_EXPLORE_PCT:

@@ -43,6 +43,7 @@ static void *lthread_main(void *arg)
 		wm_clear(lt);
 		rcu_tick(lt);
 		slog_add(lt->id, SL_EXIT, NULL, 0, "(body returned)", 0, false);
+		strict_exit(lt);
 		next = pick(lt);
 		if (next < 0) {
 			bool live = false;
@@ -51,6 +52,8 @@ static void *lthread_main(void *arg)
 				live |= pool->lt[i].state != LT_DONE;
 			if (live) {
 				char who[160] = "";
+
+				strict_stuck(lt);
 
 				describe_threads(who, sizeof(who));
 				fail_lockedf("deadlock: the last running thread T%u returned and "

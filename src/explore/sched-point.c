@@ -62,6 +62,8 @@ static void hand_off(struct lthread *lt, int next)
 	if (next < 0) {
 		char who[160] = "";
 
+		strict_stuck(lt);
+
 		describe_threads(who, sizeof(who));
 		fail_lockedf("deadlock: no thread can run, every live thread spins without "
 			     "another thread writing:%s", who);
@@ -114,6 +116,8 @@ void explore_schedule(struct lthread *lt, enum dcsim_access acc,
 	explore_wm_restore(lt);
 	flush_write(lt);
 	slog_add(lt->id, acc, addr, size, func, line, lt->txn.active);
+	if (acc == DCSIM_ACC_SPIN || acc == DCSIM_ACC_RESCHED)
+		lt->spin_on = lt->last_addr;
 	lt->last_acc = acc;
 	lt->last_func = func;
 	lt->last_line = line;
@@ -123,10 +127,11 @@ void explore_schedule(struct lthread *lt, enum dcsim_access acc,
 			     ex.o.max_steps);
 		abandon_locked(lt);
 	}
-	if (acc == DCSIM_ACC_SPIN) {
+	if (acc == DCSIM_ACC_SPIN || acc == DCSIM_ACC_RESCHED) {
 		/*
 		 * A second spin with no foreign write since the first would
 		 * read the same memory again: block until someone writes.
+		 * cond_resched() pauses a busy wait the same way.
 		 */
 		if (lt->spun && !lt->foreign_write)
 			lt->state = LT_BLOCKED;
@@ -139,6 +144,7 @@ void explore_schedule(struct lthread *lt, enum dcsim_access acc,
 	if (acc == DCSIM_ACC_RCU_UNLOCK)
 		rcu_exit(lt, func, line);
 	rcu_tick(lt);
+	strict_point(lt, acc);
 	hand_off(lt, pick(lt));
 	/* ...and begins after it (the lock is ahead of us). */
 	if (acc == DCSIM_ACC_RCU_LOCK)
@@ -175,7 +181,8 @@ void dcsim_sched_point(enum dcsim_access acc, const volatile void *addr,
 	}
 	explore_wm_restore(lt);
 	if (lt->txn.active) {
-		if (ex.o.htm != DCSIM_EXPLORE_HTM_CONFLICTS || acc == DCSIM_ACC_SPIN) {
+		if (ex.o.htm != DCSIM_EXPLORE_HTM_CONFLICTS || acc == DCSIM_ACC_SPIN ||
+		    acc == DCSIM_ACC_RESCHED) {
 			/* No schedule point inside: the transaction is atomic. */
 			pthread_mutex_lock(&ex.lock);
 			access_checks(lt, acc, addr, size, func, line, true);

@@ -24,12 +24,14 @@ const char *const acc_names[] = {
 	[DCSIM_ACC_LOAD_ACQUIRE] = "load_acq",
 	[DCSIM_ACC_RMB]		= "rmb",
 	[DCSIM_ACC_WMB]		= "wmb",
+	[DCSIM_ACC_RESCHED]	= "resched",
 	[SL_EXIT]		= "exit",
 	[SL_HTM_ABORT]		= "htm_abort",
 	[SL_HTM_COMMIT]		= "htm_commit",
 	[SL_CALL_RCU]		= "call_rcu",
 	[SL_RCU_CB]		= "rcu_cb",
 	[SL_STALE]		= "stale",
+	[SL_PREEMPT]		= "preempted",
 };
 
 _Static_assert(SL_NR <= 256, "schedule log kinds fit in a byte");
@@ -76,6 +78,11 @@ static void slog_print_one(FILE *f, unsigned long i, const struct slog_ent *e)
 	if (e->acc == SL_HTM_ABORT) {
 		fprintf(f, "    %6lu  T%u  htm abort (%s), status %#" PRIx64 "\n",
 			i, e->tid, e->func ? e->func : "injected", (uint64_t)(uintptr_t)e->addr);
+		return;
+	}
+	if (e->acc == SL_PREEMPT) {
+		fprintf(f, "    %6lu  T%u  preempted by T%u on their CPU (strict priorities)\n",
+			i, e->tid, (unsigned int)(uintptr_t)e->addr);
 		return;
 	}
 	fprintf(f, "    %6lu  T%u%s %-11s %s:%d", i, e->tid, e->txn ? "*" : " ",

@@ -5,7 +5,9 @@
  * a failure replays from its seed; correct lock, lockref and transactional
  * code survives exhaustive bounded search; simulated transactions are
  * atomic, roll back every store on any abort and resume at begin with an
- * RTM status; and the simulated backend refuses to run outside the explorer.
+ * RTM status; the simulated backend refuses to run outside the explorer;
+ * and strict priorities turn a busy wait on a preempted thread into a
+ * livelock, while cond_resched() and waits on lock holders stay correct.
  */
 
 #include <setjmp.h>
@@ -25,6 +27,7 @@
 #include <dcsim/htm.h>
 #include <dcsim/lockref.h>
 #include <dcsim/rcu.h>
+#include <dcsim/sched.h>
 #include <dcsim/spinlock.h>
 #include <dcsim/stats.h>
 
@@ -813,6 +816,118 @@ static void test_sim_refuses_outside(void **unused)
 	assert_false(dcsim_htm_sim_selected());
 }
 
+/* ---- strict priorities: spinning does not yield ---- */
+
+/*
+ * T0 waits for T1's flag: variant 0 with cpu_relax(), 1 with
+ * cond_resched(), 2 retries with a write of its own and no pause at all,
+ * 3 waits for the flag under the lock that T1 sets it under.
+ */
+static void flag_wait(void *state, unsigned int tid)
+{
+	struct shared *s = state;
+
+	if (tid == 1) {
+		dcsim_spin_lock(&s->lock);
+		DCSIM_WRITE_ONCE(s->x, 1);
+		dcsim_spin_unlock(&s->lock);
+		return;
+	}
+	for (;;) {
+		int x;
+
+		if (s->variant == 3)
+			dcsim_spin_lock(&s->lock);
+		x = DCSIM_READ_ONCE(s->x);
+		if (s->variant == 3)
+			dcsim_spin_unlock(&s->lock);
+		if (x)
+			break;
+		if (s->variant == 0 || s->variant == 3)
+			dcsim_cpu_relax();
+		else if (s->variant == 1)
+			dcsim_cond_resched();
+		else
+			DCSIM_WRITE_ONCE(s->y, s->y + 1);
+	}
+}
+
+static struct dcsim_explore_result run_flag(int variant, enum dcsim_explore_sched sched,
+					    int want)
+{
+	const struct dcsim_scenario sc = {
+		.name = "flag-wait", .nthreads = 2, .setup = setup_shared,
+		.thread = flag_wait, .teardown = teardown_shared,
+		.arg = (void *)(intptr_t)variant,
+	};
+	struct dcsim_explore_opts o = opts_for(DCSIM_EXPLORE_RANDOM, 300);
+	struct dcsim_explore_result r;
+
+	o.sched = sched;
+	o.strict_window = 20;
+	o.strict_steps = 2000;
+	assert_int_equal(dcsim_explore_run(&sc, &o, &r), want);
+	return r;
+}
+
+static void test_strict_priorities(void **unused)
+{
+	const struct dcsim_scenario locked = {
+		.name = "spinlock-3", .nthreads = 3, .setup = setup_shared,
+		.thread = locked_inc, .check = check_three, .teardown = teardown_shared,
+	};
+	struct dcsim_explore_opts o;
+	struct dcsim_explore_result r, again;
+	(void)unused;
+
+	/* Fair: every wait ends. */
+	for (int v = 0; v < 4; v++)
+		run_flag(v, DCSIM_EXPLORE_SCHED_FAIR, 0);
+	/* Strict: a pause that is not cond_resched() gives nothing back. */
+	r = run_flag(0, DCSIM_EXPLORE_SCHED_STRICT, 1);
+	assert_non_null(strstr(r.failure, "livelock (strict priorities): T0 preempted T1"));
+	assert_non_null(strstr(r.failure, "spins on their CPU"));
+	printf("# flag-wait, cpu_relax(): strict caught it after %lu executions\n",
+	       r.first_failure);
+	r = run_flag(2, DCSIM_EXPLORE_SCHED_STRICT, 1);
+	assert_non_null(strstr(r.failure, "has run 2000 schedule points since"));
+	/* The lock is free when T0 waits, and T1 is off its CPU before taking it. */
+	r = run_flag(3, DCSIM_EXPLORE_SCHED_STRICT, 1);
+	assert_non_null(strstr(r.failure, "livelock (strict priorities)"));
+	/* The seed replays the preemption too. */
+	o = opts_for(DCSIM_EXPLORE_RANDOM, 1);
+	o.sched = DCSIM_EXPLORE_SCHED_STRICT;
+	o.strict_window = 20;
+	o.replay = true;
+	o.replay_seed = r.failure_seed;
+	{
+		const struct dcsim_scenario sc = {
+			.name = "flag-wait", .nthreads = 2, .setup = setup_shared,
+			.thread = flag_wait, .teardown = teardown_shared, .arg = (void *)3,
+		};
+
+		/* Up to the addresses, which each run allocates afresh. */
+		assert_int_equal(dcsim_explore_run(&sc, &o, &again), 1);
+		assert_non_null(strstr(r.failure, " last spun on "));
+		assert_memory_equal(again.failure, r.failure,
+				    (size_t)(strstr(r.failure, " last spun on ") - r.failure));
+	}
+	/* cond_resched() lets the victim run: no livelock, and it was preempted. */
+	r = run_flag(1, DCSIM_EXPLORE_SCHED_STRICT, 0);
+	assert_true(r.preemptions > 0);
+	/* rt: a real-time preemptor's cond_resched() gives nothing back. */
+	r = run_flag(1, DCSIM_EXPLORE_SCHED_RT, 1);
+	assert_non_null(strstr(r.failure, "livelock (real-time priorities)"));
+	/* A lock holder (or a waiter with a ticket) is never preempted. */
+	o = opts_for(DCSIM_EXPLORE_RANDOM, 500);
+	o.sched = DCSIM_EXPLORE_SCHED_STRICT;
+	o.strict_window = 30;
+	assert_int_equal(dcsim_explore_run(&locked, &o, &r), 0);
+	assert_true(r.preemptions > 0);
+	printf("# spinlock-3 strict: %lu of %lu executions preempted a thread, no livelock\n",
+	       r.preemptions, r.executions);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -826,6 +941,7 @@ int main(void)
 		cmocka_unit_test(test_sim_refuses_outside),
 		cmocka_unit_test(test_rcu_grace_period),
 		cmocka_unit_test(test_htm_conflicts),
+		cmocka_unit_test(test_strict_priorities),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
