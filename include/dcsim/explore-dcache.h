@@ -82,6 +82,14 @@ enum dcsim_spec_check {
 /** dcsim_dcache_spec_checks() - executions judged each way so far, into @out[DCSIM_SPEC_CHECK_NR]. */
 DCSIM_API void dcsim_dcache_spec_checks(unsigned long *out);
 
+/**
+ * dcsim_dcache_post_checks() - the post-conditions of d_invalidate() and
+ * shrink_all() at their return in the scenarios so far (docs/testing.md):
+ * *@checked exact, *@skipped not (another thread was inside a call then, a
+ * path walk overlapped, or d_invalidate() had nothing to shrink).
+ */
+DCSIM_API void dcsim_dcache_post_checks(unsigned long *checked, unsigned long *skipped);
+
 /** dcsim_dcache_scenario_name() - short stable name ("final-dputs"), NULL if out of range. */
 DCSIM_API const char *dcsim_dcache_scenario_name(enum dcsim_dcache_scenario scn);
 

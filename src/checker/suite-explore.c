@@ -46,7 +46,7 @@ int dcsim_checker_explore(const struct dcsim_dput_strategy *s, const struct dcsi
 	static const unsigned long iters[] = { 60, 250, 2500 };
 	struct dcsim_checker_result local;
 	FILE *out, *prog;
-	unsigned long commits = 0, unit = 0, executions = 0;
+	unsigned long commits = 0, unit = 0, executions = 0, post_checked, post_skipped;
 	bool one = o && o->scenario;
 
 	if (!res)
@@ -173,7 +173,9 @@ int dcsim_checker_explore(const struct dcsim_dput_strategy *s, const struct dcsi
 				o->replay_prefix ? o->replay_prefix : "dcsim-check --strategy ",
 				o->replay_prefix ? "" : s->name, o->seed);
 	}
-	fprintf(prog, "dcsim-check: explore: %s: %lu explorations, %s\n", s->name, res->runs,
-		res->failures ? "FAILED" : "ok");
+	dcsim_dcache_post_checks(&post_checked, &post_skipped);
+	fprintf(prog, "dcsim-check: explore: %s: %lu explorations, %s (post-conditions so far: "
+		"%lu checked, %lu not exact)\n", s->name, res->runs,
+		res->failures ? "FAILED" : "ok", post_checked, post_skipped);
 	return res->failures ? 1 : 0;
 }
