@@ -81,6 +81,12 @@ enum dcsim_dcache_fault {
 	 * the LRU count a second time
 	 */
 	DCSIM_DCACHE_FAULT_SHRINK_ALL_RECOUNT,
+	/*
+	 * aabfe57ebaa7 reverted (6.10, 6.1.y): a dentry that turns negative
+	 * (or positive) counts in nr_negative when DCACHE_LRU_LIST is set,
+	 * although on a shrink list it is not on the LRU proper
+	 */
+	DCSIM_DCACHE_FAULT_NEGATIVE_COUNT,
 	DCSIM_DCACHE_FAULT_NR
 };
 

@@ -57,6 +57,7 @@ static const char *const fault_names[DCSIM_DCACHE_FAULT_NR] = {
 	[DCSIM_DCACHE_FAULT_WALK_NO_SEQ_RECHECK] = "walk-no-seq-recheck",
 	[DCSIM_DCACHE_FAULT_LRU_ACCOUNTING] = "89dc77bcdabf-lru-accounting",
 	[DCSIM_DCACHE_FAULT_SHRINK_ALL_RECOUNT] = "shrink-dcache-sb-unused-count",
+	[DCSIM_DCACHE_FAULT_NEGATIVE_COUNT] = "aabfe57ebaa7-negative-count",
 };
 
 const char *dcsim_dcache_fault_name(enum dcsim_dcache_fault fault)

@@ -64,6 +64,11 @@ void dcsim_kc_warn(const char *file, int line, const char *func, const char *con
 
 /* ---- list_lru for the kernel's LRU helpers (include/linux/list_lru.h) ---- */
 
+void dcsim_kc_nr_negative_add(struct dcsim_dentry *d, long n)
+{
+	dstat_add(d->d_cache, DCSIM_CS_NR_NEGATIVE, n);
+}
+
 bool dcsim_kc_list_lru_add(struct dcsim_cache *c, struct dcsim_list_head *item)
 {
 	dcsim_spin_lock(&c->lru_lock);

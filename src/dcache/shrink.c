@@ -24,6 +24,8 @@ static void d_lru_isolate(struct dcsim_dentry *d)
 	dlist_del_init(&d->d_lru);
 	dstat_inc(c, DCSIM_CS_LRU_DEL);
 	dstat_add(c, DCSIM_CS_NR_LRU, -1);
+	if (d_negative(d))
+		dstat_add(c, DCSIM_CS_NR_NEGATIVE, -1);
 }
 
 /* models d_lru_shrink_move(): lru_lock and d_lock held */
@@ -36,6 +38,8 @@ static void d_lru_shrink_move(struct dcsim_dentry *d, struct dcsim_list_head *li
 	dstat_inc(c, DCSIM_CS_LRU_DEL);
 	if (!dcache_faulty(DCSIM_DCACHE_FAULT_LRU_ACCOUNTING))
 		dstat_add(c, DCSIM_CS_NR_LRU, -1);
+	if (d_negative(d))
+		dstat_add(c, DCSIM_CS_NR_NEGATIVE, -1);
 }
 
 /*
