@@ -87,6 +87,12 @@ enum dcsim_dcache_fault {
 	 * although on a shrink list it is not on the LRU proper
 	 */
 	DCSIM_DCACHE_FAULT_NEGATIVE_COUNT,
+	/*
+	 * c2338f2dc7c1 reverted (4.17): the shrinker locks the parent of a
+	 * dentry on its list before it checks that the dentry is not dead,
+	 * so a husk's stale d_parent, maybe freed long ago, is locked
+	 */
+	DCSIM_DCACHE_FAULT_LOCK_PARENT_STALE,
 	DCSIM_DCACHE_FAULT_NR
 };
 

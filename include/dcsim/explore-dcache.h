@@ -68,6 +68,7 @@ enum dcsim_dcache_scenario {
 	DCSIM_DSCN_WALK_VS_PRUNE,	/* RCU-walks to d/f, d/g against the shrinker */
 	DCSIM_DSCN_WALK_VS_UNLINK,	/* an RCU-walk to d/f against d_delete(f) (negative) */
 	DCSIM_DSCN_CREATE_IN_PLACE,	/* create over a negative against lookup and prune */
+	DCSIM_DSCN_PRUNE_PARENT_DIES,	/* a prune relocks the parent of its victim as both die */
 	DCSIM_DSCN_NR
 };
 

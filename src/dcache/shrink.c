@@ -81,6 +81,18 @@ static bool shrink_lock_dentry(struct dcsim_dentry *d)
 	struct dcsim_inode *inode;
 	struct dcsim_dentry *parent;
 
+	if (unlikely(dcache_faulty(DCSIM_DCACHE_FAULT_LOCK_PARENT_STALE)) && d_cnt(d) < 0 &&
+	    !IS_ROOT(d)) {
+		/*
+		 * The planted fault: lock_parent() before c2338f2dc7c1 took
+		 * the parent of a husk too; its d_parent may have died and
+		 * been freed before our RCU section began.
+		 */
+		parent = READ_ONCE(d->d_parent);
+		if (d_trylock(parent))
+			d_unlock(parent);
+		return false;
+	}
 	if (d_cnt(d))
 		return false;
 	inode = READ_ONCE(d->d_inode);
