@@ -135,6 +135,7 @@ enum dcsim_cache_stat {
 	DCSIM_CS_NR_DENTRY,		/* gauge: allocated, not yet freed */
 	DCSIM_CS_NR_HASHED,		/* gauge */
 	DCSIM_CS_NR_LRU,		/* gauge: on the LRU list proper */
+	DCSIM_CS_NR_NEGATIVE,		/* gauge: negative and on the LRU proper (nr_dentry_negative) */
 	DCSIM_CS_NR
 };
 
@@ -244,7 +245,8 @@ struct dcsim_held_ref {
  * no unused dentry that is unhashed (should have been killed) or missing
  * from the LRU; LRU membership and DCSIM_DCACHE_LRU_LIST agree; no
  * DCSIM_DCACHE_SHRINK_LIST left; hash table membership and d_unhashed()
- * agree; parent links and children lists agree; the gauges match what is
+ * agree; parent links and children lists agree; the gauges (nr_dentry,
+ * nr_hashed, nr_lru, nr_negative: negatives on the LRU) match what is
  * there, and kills == frees.
  * Return: the number of violations (0 = consistent); a report, one line per
  * violation (truncated), is written to @report if @len > 0.

@@ -89,6 +89,18 @@ enum dcsim_dcache_fault {
 	 * with no cond_resched()
 	 */
 	DCSIM_DCACHE_FAULT_NO_COND_RESCHED,
+	/*
+	 * aabfe57ebaa7 reverted (6.10, 6.1.y): a dentry that turns negative
+	 * (or positive) counts in nr_negative when DCACHE_LRU_LIST is set,
+	 * although on a shrink list it is not on the LRU proper
+	 */
+	DCSIM_DCACHE_FAULT_NEGATIVE_COUNT,
+	/*
+	 * c2338f2dc7c1 reverted (4.17): the shrinker locks the parent of a
+	 * dentry on its list before it checks that the dentry is not dead,
+	 * so a husk's stale d_parent, maybe freed long ago, is locked
+	 */
+	DCSIM_DCACHE_FAULT_LOCK_PARENT_STALE,
 	DCSIM_DCACHE_FAULT_NR
 };
 

@@ -68,6 +68,7 @@ enum dcsim_dcache_scenario {
 	DCSIM_DSCN_WALK_VS_PRUNE,	/* RCU-walks to d/f, d/g against the shrinker */
 	DCSIM_DSCN_WALK_VS_UNLINK,	/* an RCU-walk to d/f against d_delete(f) (negative) */
 	DCSIM_DSCN_CREATE_IN_PLACE,	/* create over a negative against lookup and prune */
+	DCSIM_DSCN_PRUNE_PARENT_DIES,	/* a prune relocks the parent of its victim as both die */
 	DCSIM_DSCN_NR
 };
 
@@ -81,6 +82,14 @@ enum dcsim_spec_check {
 
 /** dcsim_dcache_spec_checks() - executions judged each way so far, into @out[DCSIM_SPEC_CHECK_NR]. */
 DCSIM_API void dcsim_dcache_spec_checks(unsigned long *out);
+
+/**
+ * dcsim_dcache_post_checks() - the post-conditions of d_invalidate() and
+ * shrink_all() at their return in the scenarios so far (docs/testing.md):
+ * *@checked exact, *@skipped not (another thread was inside a call then, a
+ * path walk overlapped, or d_invalidate() had nothing to shrink).
+ */
+DCSIM_API void dcsim_dcache_post_checks(unsigned long *checked, unsigned long *skipped);
 
 /** dcsim_dcache_scenario_name() - short stable name ("final-dputs"), NULL if out of range. */
 DCSIM_API const char *dcsim_dcache_scenario_name(enum dcsim_dcache_scenario scn);

@@ -263,6 +263,23 @@ DCSIM_API int dcsim_explore_self(void);
 /** dcsim_explore_yield() - an explicit schedule point, for user scenarios. */
 DCSIM_API void dcsim_explore_yield(void);
 
+/**
+ * dcsim_explore_run_alone() - run @fn(@arg) now, with no schedule point in it
+ * @fn:  a checker's look at shared state (a snapshot, the invariants)
+ * @arg: passed to @fn
+ *
+ * For checks made from inside a logical thread, at a point of its program
+ * (a post-condition when a call returns): the other logical threads stay
+ * parked where they are, so @fn sees one state.  Its accesses through
+ * <dcsim/atomic.h> are not schedule points and get no use-after-free
+ * check, as an RCU callback run for real.  @fn must not wait for anything
+ * a parked thread holds (a lock it took: the watchdog would end the run),
+ * and must report through dcsim_explore_fail() only after it returns.
+ * Outside an exploration it calls @fn.  Refused inside a simulated
+ * transaction (the execution fails).
+ */
+DCSIM_API void dcsim_explore_run_alone(void (*fn)(void *arg), void *arg);
+
 /*
  * dcsim_access_observer_fn - sees one shared access of an ordinary thread
  * @acc:  kind of access (enum dcsim_access)

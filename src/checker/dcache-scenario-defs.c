@@ -454,6 +454,25 @@ static void check_create_in_place(const struct dscn *s, const struct dcsim_cache
 				   snap->counters.allocs, f ? "unused and hashed?" : "gone");
 }
 
+/*
+ * d/a/f: a unhashed, held by T1 and by its child f; f cached, unused, on
+ * the LRU and not REFERENCED (the prune takes it).
+ */
+static void build_prune_parent_dies(struct dscn *s)
+{
+	struct dcsim_dentry *a = dscn_mk(s, s->dir, "a", NULL);
+	struct dcsim_dentry *f = a ? dscn_mk(s, a, "f", NULL) : NULL;
+
+	if (!f)
+		return;
+	s->id_b = dcsim_d_id(a);
+	s->id_c = dcsim_d_id(f);
+	warm(s, a, f, "f");
+	dcsim_prune(s->cache, 1);	/* rotated: no longer REFERENCED */
+	dcsim_d_drop(a);
+	s->slot[1][1] = a;
+}
+
 /* The table: see struct scn_def. */
 const struct scn_def scn_defs[DCSIM_DSCN_NR] = {
 	[DCSIM_DSCN_FINAL_DPUTS] = { "final-dputs", build_final_dputs, {
@@ -600,6 +619,18 @@ const struct scn_def scn_defs[DCSIM_DSCN_NR] = {
 		{ PRUNE(1), PRUNE(1) },
 		{ LOOKUP(0, "f", 1), DPUT(1) } },
 		.check = check_create_in_place },
+	/*
+	 * T0's prune takes f onto its list; T1 looks f up, drops and kills it
+	 * (a husk left to T0) and then kills a with its last put, so that a
+	 * may be freed before T0 deals with the husk (c2338f2dc7c1: the
+	 * husk's d_parent is stale); or T0's trylock of a fails while T1's
+	 * put holds it, and T0 relocks a as both die.
+	 */
+	[DCSIM_DSCN_PRUNE_PARENT_DIES] = { "prune-parent-dies", build_prune_parent_dies, {
+		{ PRUNE(1) },
+		{ LOOKUP(1, "f", 2), DROP(2), DPUT(2), DPUT(1) },
+		{ { SOP_END, 0, 0, 0, NULL } } },
+		.check = check_cascade },
 };
 
 _Static_assert(sizeof(scn_defs) / sizeof(scn_defs[0]) == DCSIM_DSCN_NR,

@@ -481,6 +481,200 @@ static void run_op(struct dscn *s, unsigned int tid, const struct sop *op)
 	}
 }
 
+/*
+ * ---- post-conditions at the return of INVALIDATE and SHRINK_ALL ----
+ *
+ * postcond.h says what is checked.  Here: when each call begins and
+ * returns, on its thread, the cache is read with every other thread held
+ * where it is parked (dcsim_explore_run_alone()).  The check at the
+ * return is made only when it is exact: no other thread is inside a call
+ * then (so none holds a lock or a private shrink list, and each holds
+ * exactly the references in its slots), no path walk overlapped the call
+ * (its ref-walk takes references this runner does not see), and, for
+ * d_invalidate(), nobody else unhashed the target meanwhile.  Every
+ * dentry another thread held during the call (in its slots at the start,
+ * or got by a call that returned during it) is excused, with its
+ * ancestors: that thread's later put may leave them unused after the
+ * walk passed.
+ */
+
+static unsigned long post_counts[2];	/* checked, skipped */
+
+void dcsim_dcache_post_checks(unsigned long *checked, unsigned long *skipped)
+{
+	*checked = __atomic_load_n(&post_counts[0], __ATOMIC_RELAXED);
+	*skipped = __atomic_load_n(&post_counts[1], __ATOMIC_RELAXED);
+}
+
+/* Whether thread @u has begun a call that has not returned. */
+static bool in_call(const struct dscn *s, unsigned int u)
+{
+	unsigned int i = s->nr_ran[u];
+
+	return i < MAXOPS && s->t_begin[u][i] && !s->t_end[u][i];
+}
+
+/* @op of another thread (its slots @slot) overlaps the call watched by @p. */
+static void post_overlap(struct dscn_post *p, const struct sop *op, struct dcsim_dentry **slot)
+{
+	switch (op->kind) {
+	case SOP_WALK:
+		postcond_skip(&p->pc, "a path walk overlapped it");
+		break;
+	case SOP_DPUT_UNOWNED:
+		postcond_skip(&p->pc, "a put without a reference overlapped it");
+		break;
+	case SOP_DROP:
+	case SOP_DELETE:
+	case SOP_INVALIDATE:
+		if (p->target && slot[op->a] == p->target)
+			postcond_skip(&p->pc, "another thread unhashed the target meanwhile");
+		break;
+	default:
+		break;
+	}
+}
+
+struct post_arg {
+	struct dscn *s;
+	unsigned int tid;
+	unsigned int nr;
+	char report[1536];
+};
+
+static void post_begin_alone(void *argp)
+{
+	struct post_arg *a = argp;
+	struct dscn *s = a->s;
+	struct dscn_post *p = &s->post[a->tid];
+	const struct sop *op = &s->def->prog[a->tid][s->nr_ran[a->tid]];
+
+	postcond_begin(&p->pc, op->kind == SOP_INVALIDATE ? POSTCOND_INVALIDATE : POSTCOND_SHRINK_ALL,
+		       p->target);
+	for (unsigned int u = 0; u < NTHREADS; u++) {
+		if (u == a->tid)
+			continue;
+		for (unsigned int i = 1; i < NSLOTS; i++)
+			if (s->slot[u][i])
+				postcond_excuse(&p->pc, s->slot[u][i]);
+		if (in_call(s, u))
+			post_overlap(p, &s->def->prog[u][s->nr_ran[u]], s->slot[u]);
+	}
+}
+
+static void post_begin(struct dscn *s, unsigned int tid, const struct sop *op)
+{
+	struct post_arg a = { .s = s, .tid = tid };
+	struct dscn_post *p = &s->post[tid];
+
+	p->on = true;
+	p->target = op->kind == SOP_INVALIDATE ? s->slot[tid][op->a] : NULL;
+	if (op->kind == SOP_INVALIDATE && !p->target) {
+		p->on = false;
+		return;
+	}
+	dcsim_explore_run_alone(post_begin_alone, &a);
+}
+
+static void post_check_alone(void *argp)
+{
+	struct post_arg *a = argp;
+	struct dscn *s = a->s;
+	struct dcsim_held_ref held[2 + NTHREADS * NSLOTS] = {
+		{ .dentry = s->root, .refs = 1 }, { .dentry = s->dir, .refs = 1 },
+	};
+	size_t nh = 2;
+
+	for (unsigned int u = 0; u < NTHREADS; u++)
+		for (unsigned int i = 1; i < NSLOTS; i++)
+			if (s->slot[u][i])
+				held[nh++] = (struct dcsim_held_ref){ s->slot[u][i], 1 };
+	a->nr = postcond_check(&s->post[a->tid].pc, s->cache, held, nh, a->report,
+			       sizeof(a->report));
+}
+
+static void post_end(struct dscn *s, unsigned int tid)
+{
+	struct dscn_post *p = &s->post[tid];
+	struct post_arg *a;
+
+	if (!p->on)
+		return;
+	p->on = false;
+	for (unsigned int u = 0; u < NTHREADS; u++)
+		if (u != tid && in_call(s, u))
+			postcond_skip(&p->pc, "another thread was inside a call at the return");
+	if (p->pc.off) {
+		__atomic_fetch_add(&post_counts[1], 1, __ATOMIC_RELAXED);
+		postcond_release(&p->pc);
+		return;
+	}
+	a = calloc(1, sizeof(*a));
+	if (!a) {
+		postcond_release(&p->pc);
+		return;
+	}
+	a->s = s;
+	a->tid = tid;
+	__atomic_fetch_add(&post_counts[0], 1, __ATOMIC_RELAXED);
+	dcsim_explore_run_alone(post_check_alone, a);
+	postcond_release(&p->pc);
+	if (a->nr) {
+		char msg[sizeof(a->report)];
+
+		snprintf(msg, sizeof(msg), "%s", a->report);
+		free(a);
+		dcsim_explore_fail("T%u: post-condition of %s broken at its return (%s): %s", tid,
+				   postcond_call_name(p->pc.call), "docs/testing.md, post-conditions",
+				   msg);
+		return;
+	}
+	free(a);
+}
+
+struct excuse_arg {
+	struct postcond *pc;
+	const struct dcsim_dentry *d;
+};
+
+static void excuse_alone(void *argp)
+{
+	struct excuse_arg *a = argp;
+
+	postcond_excuse(a->pc, a->d);
+}
+
+/* Another thread's call @op, about to run on @tid's slots, or its result. */
+static void post_note(struct dscn *s, unsigned int tid, const struct sop *op, bool returned)
+{
+	for (unsigned int t = 0; t < NTHREADS; t++) {
+		struct dscn_post *p = &s->post[t];
+		struct excuse_arg a = { .pc = &p->pc };
+
+		if (t == tid || !p->on)
+			continue;
+		if (!returned) {
+			post_overlap(p, op, s->slot[tid]);
+			continue;
+		}
+		switch (op->kind) {
+		case SOP_LOOKUP:
+		case SOP_LOOKUP_HIT:
+		case SOP_LOOKUP_MISS:
+		case SOP_CREATE:
+		case SOP_DGET_PARENT:
+		case SOP_WALK:
+			/* a reference this thread now holds */
+			a.d = s->slot[tid][op->dst];
+			if (a.d)
+				dcsim_explore_run_alone(excuse_alone, &a);
+			break;
+		default:
+			break;
+		}
+	}
+}
+
 static void dscn_thread(void *state, unsigned int tid)
 {
 	struct dscn *s = state;
@@ -488,9 +682,18 @@ static void dscn_thread(void *state, unsigned int tid)
 	if (s->broken)
 		return;
 	for (unsigned int i = 0; i < MAXOPS && s->def->prog[tid][i].kind != SOP_END; i++) {
+		const struct sop *op = &s->def->prog[tid][i];
+		bool post = op->kind == SOP_INVALIDATE || op->kind == SOP_SHRINK_ALL;
+
 		/* Only the running logical thread ticks the clock: no schedule point. */
 		s->t_begin[tid][i] = ++s->clock;
-		run_op(s, tid, &s->def->prog[tid][i]);
+		post_note(s, tid, op, false);
+		if (post)
+			post_begin(s, tid, op);
+		run_op(s, tid, op);
+		post_note(s, tid, op, true);
+		if (post)
+			post_end(s, tid);
 		s->t_end[tid][i] = ++s->clock;
 		s->nr_ran[tid] = i + 1;
 	}
@@ -649,6 +852,9 @@ static void dscn_teardown(void *state)
 
 	if (!s)
 		return;
+	for (unsigned int t = 0; t < NTHREADS; t++)
+		if (s->post[t].on)
+			postcond_release(&s->post[t].pc);	/* abandoned inside the call */
 	if (s->cache) {
 		dcsim_dput(s->dir);
 		dcsim_dput(s->root);

@@ -16,6 +16,7 @@
 #include <dcsim/cache.h>
 #include <dcsim/explore-dcache.h>
 
+#include "postcond.h"
 #include "spec.h"
 
 #define NTHREADS	3
@@ -115,6 +116,12 @@ struct dscn {
 	unsigned long clock;
 	unsigned long t_begin[NTHREADS][MAXOPS], t_end[NTHREADS][MAXOPS];
 	unsigned int nr_ran[NTHREADS];
+	/* the post-condition of each thread's INVALIDATE or SHRINK_ALL in progress */
+	struct dscn_post {
+		bool on;
+		struct dcsim_dentry *target;
+		struct postcond pc;
+	} post[NTHREADS];
 	bool broken;		/* setup failed */
 };
 

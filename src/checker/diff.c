@@ -36,6 +36,7 @@
 #endif
 
 #include "diff.h"
+#include "postcond.h"
 #include "../rng.h"
 
 /*
@@ -197,6 +198,38 @@ static bool compare(struct run *r)
 	return true;
 }
 
+/*
+ * A step, and for d_invalidate() and shrink_all() their post-conditions
+ * (postcond.h), exact here: nothing else runs.
+ */
+static bool apply_checked(struct run *r, const struct step *st)
+{
+	struct dcsim_held_ref held[SPEC_MAX];
+	struct postcond pc;
+	char rep[2048];
+	size_t nh = 0;
+	bool ok;
+
+	if (!r->c || (st->op != T_INVALIDATE && st->op != T_SHRINK_ALL))
+		return diff_apply(r, st);
+	postcond_begin(&pc, st->op == T_INVALIDATE ? POSTCOND_INVALIDATE : POSTCOND_SHRINK_ALL,
+		       st->op == T_INVALIDATE ? r->ptr[st->a] : NULL);
+	ok = diff_apply(r, st);
+	for (uint32_t i = 1; ok && i < r->spec.next_id; i++)
+		if (r->held[i])
+			held[nh++] = (struct dcsim_held_ref){ r->ptr[i], r->held[i] };
+	if (ok && postcond_check(&pc, r->c, held, nh, rep, sizeof(rep))) {
+		size_t used = appendf(r->err, sizeof(r->err), 0,
+				      "model: post-condition of %s broken at its return:\n",
+				      postcond_call_name(pc.call));
+
+		ids_to_paths(r, rep, r->err + used, sizeof(r->err) - used);
+		ok = false;
+	}
+	postcond_release(&pc);
+	return ok;
+}
+
 /* ---- configs and replay --------------------------------------------------- */
 
 struct config {
@@ -248,7 +281,7 @@ static void replay_body(struct replay_ctx *x)
 		if (!diff_valid(r, &t->s[i]))
 			continue;
 		diff_format_step(&r->spec, &t->s[i], x->step_line, sizeof(x->step_line));
-		ok = diff_apply(r, &t->s[i]) && compare(r);
+		ok = apply_checked(r, &t->s[i]) && compare(r);
 		if (!ok)
 			x->failed_at = i;
 	}
@@ -265,7 +298,7 @@ static void replay_body(struct replay_ctx *x)
 		struct step st = { .op = T_SHRINK_ALL };
 
 		diff_format_step(&r->spec, &st, x->step_line, sizeof(x->step_line));
-		ok = diff_apply(r, &st) && compare(r);
+		ok = apply_checked(r, &st) && compare(r);
 		if (ok && r->spec.allocs != r->spec.frees)
 			ok = diff_mismatch(r, "%" PRId64 " dentries left after the epilogue",
 					   r->spec.allocs - r->spec.frees);

@@ -47,6 +47,7 @@ int dcsim_checker_explore(const struct dcsim_dput_strategy *s, const struct dcsi
 	struct dcsim_checker_result local;
 	FILE *out, *prog;
 	unsigned long commits = 0, unit = 0, executions = 0, preemptions = 0, all = 0;
+	unsigned long post_checked, post_skipped;
 	bool one = o && o->scenario;
 
 	if (!res)
@@ -185,8 +186,10 @@ int dcsim_checker_explore(const struct dcsim_dput_strategy *s, const struct dcsi
 				o->replay_prefix ? o->replay_prefix : "dcsim-check --strategy ",
 				o->replay_prefix ? "" : s->name, o->seed);
 	}
-	fprintf(prog, "dcsim-check: explore: %s: %lu explorations, %s", s->name, res->runs,
-		res->failures ? "FAILED" : "ok");
+	dcsim_dcache_post_checks(&post_checked, &post_skipped);
+	fprintf(prog, "dcsim-check: explore: %s: %lu explorations, %s (post-conditions so far: "
+		"%lu checked, %lu not exact)", s->name, res->runs,
+		res->failures ? "FAILED" : "ok", post_checked, post_skipped);
 	if (sched != DCSIM_EXPLORE_SCHED_FAIR)
 		fprintf(prog, " (%lu of %lu executions preempted a thread)", preemptions, all);
 	fputc('\n', prog);

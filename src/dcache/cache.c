@@ -768,6 +768,8 @@ void d_lru_add(struct dcsim_dentry *d)
 	dcsim_spin_unlock(&c->lru_lock);
 	dstat_inc(c, DCSIM_CS_LRU_ADD);
 	dstat_inc(c, DCSIM_CS_NR_LRU);
+	if (d_negative(d))
+		dstat_inc(c, DCSIM_CS_NR_NEGATIVE);
 }
 
 void d_lru_del(struct dcsim_dentry *d)
@@ -783,6 +785,8 @@ void d_lru_del(struct dcsim_dentry *d)
 	dcsim_spin_unlock(&c->lru_lock);
 	dstat_inc(c, DCSIM_CS_LRU_DEL);
 	dstat_add(c, DCSIM_CS_NR_LRU, -1);
+	if (d_negative(d))
+		dstat_add(c, DCSIM_CS_NR_NEGATIVE, -1);
 }
 
 void d_shrink_add(struct dcsim_dentry *d, struct dcsim_list_head *list)

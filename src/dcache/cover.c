@@ -58,6 +58,8 @@ static const char *const fault_names[DCSIM_DCACHE_FAULT_NR] = {
 	[DCSIM_DCACHE_FAULT_LRU_ACCOUNTING] = "89dc77bcdabf-lru-accounting",
 	[DCSIM_DCACHE_FAULT_SHRINK_ALL_RECOUNT] = "shrink-dcache-sb-unused-count",
 	[DCSIM_DCACHE_FAULT_NO_COND_RESCHED] = "restore-cond-resched",
+	[DCSIM_DCACHE_FAULT_NEGATIVE_COUNT] = "aabfe57ebaa7-negative-count",
+	[DCSIM_DCACHE_FAULT_LOCK_PARENT_STALE] = "c2338f2dc7c1-lock-parent-stale",
 };
 
 const char *dcsim_dcache_fault_name(enum dcsim_dcache_fault fault)

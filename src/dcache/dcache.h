@@ -211,6 +211,12 @@ static inline uint32_t d_flags_read(struct dcsim_dentry *d)
 	return READ_ONCE(d->d_flags);
 }
 
+/* models d_is_negative(); d_lock held for a stable answer */
+static inline bool d_negative(struct dcsim_dentry *d)
+{
+	return (d_flags_read(d) & DCSIM_DCACHE_ENTRY_TYPE) == DCSIM_DCACHE_MISS_TYPE;
+}
+
 /* d_flags is written only under d_lock (or in a transaction that saw it free). */
 static inline void __d_set_flags(struct dcsim_dentry *d, uint32_t f)
 {

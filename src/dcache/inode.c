@@ -35,12 +35,31 @@ static void inode_free_rcu(struct dcsim_rcu_head *head)
 	free(dcsim_container_of(head, struct dcsim_inode, i_rcu));
 }
 
+/*
+ * Whether a dentry that changes type counts in nr_negative (the kernel's
+ * nr_dentry_negative): only on the LRU proper.  One on a shrink list has
+ * DCACHE_LRU_LIST too, but is not on the LRU and leaves the list without
+ * d_lru_del() (aabfe57ebaa7, 6.10 and 6.1.y; the planted fault tests the
+ * flag alone, as before it).  d_lock held.
+ */
+static bool counts_negative(struct dcsim_dentry *d)
+{
+	uint32_t f = d_flags_read(d) & (DCSIM_DCACHE_LRU_LIST | DCSIM_DCACHE_SHRINK_LIST);
+
+	if (dcache_faulty(DCSIM_DCACHE_FAULT_NEGATIVE_COUNT))
+		return f & DCSIM_DCACHE_LRU_LIST;
+	return f == DCSIM_DCACHE_LRU_LIST;
+}
+
 /* models d_instantiate()'s __d_set_inode_and_type(): i_lock and d_lock held */
 void __d_set_inode(struct dcsim_dentry *d, struct dcsim_inode *inode, uint32_t type)
 {
 	WRITE_ONCE(inode->i_count, READ_ONCE(inode->i_count) + 1);
 	WRITE_ONCE(d->d_inode, inode);
 	__d_set_flags(d, type);
+	/* models __d_instantiate(): a negative on the LRU is one no more */
+	if (counts_negative(d))
+		dstat_add(d->d_cache, DCSIM_CS_NR_NEGATIVE, -1);
 }
 
 /*
@@ -61,6 +80,9 @@ static struct dcsim_inode *__dentry_detach_inode(struct dcsim_dentry *d, uint32_
 	__d_seq_write_begin(d);
 	__d_clear_flags(d, DCSIM_DCACHE_ENTRY_TYPE);
 	WRITE_ONCE(d->d_inode, NULL);
+	/* models __d_clear_type_and_inode(): a new negative on the LRU */
+	if (counts_negative(d))
+		dstat_inc(d->d_cache, DCSIM_CS_NR_NEGATIVE);
 	__d_seq_write_end(d);
 	*left = READ_ONCE(inode->i_count) - 1;
 	WRITE_ONCE(inode->i_count, *left);

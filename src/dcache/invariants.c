@@ -337,7 +337,8 @@ unsigned int dcsim_cache_verify(struct dcsim_cache *c, const struct dcsim_held_r
 	struct dcsim_cache_counters k;
 	struct dvec dv = { 0 };
 	struct lru_pos *lru = NULL;
-	size_t nr_lru = 0, nr_lru_flag = 0, nr_hashed = 0, nr_in_hash = 0;
+	size_t nr_lru = 0, nr_lru_flag = 0, nr_hashed = 0, nr_in_hash = 0, nr_negative = 0;
+	struct dcsim_cache_stats st;
 
 	if (len)
 		buf[0] = '\0';
@@ -412,6 +413,8 @@ unsigned int dcsim_cache_verify(struct dcsim_cache *c, const struct dcsim_held_r
 			       d->d_id, d->d_name);
 		if (f & DCSIM_DCACHE_LRU_LIST)
 			nr_lru_flag++;
+		if (on_lru && (f & DCSIM_DCACHE_ENTRY_TYPE) == DCSIM_DCACHE_MISS_TYPE)
+			nr_negative++;
 		if (hashed)
 			nr_hashed++;
 	}
@@ -439,6 +442,10 @@ unsigned int dcsim_cache_verify(struct dcsim_cache *c, const struct dcsim_held_r
 		report(&r, "nr_hashed %" PRId64 " but %zu hashed", k.nr_hashed, nr_hashed);
 	if (k.nr_lru != (int64_t)nr_lru)
 		report(&r, "nr_lru %" PRId64 " but %zu on the LRU", k.nr_lru, nr_lru);
+	dcsim_cache_stats_read(c, &st);
+	if (st.v[DCSIM_CS_NR_NEGATIVE] != (int64_t)nr_negative)
+		report(&r, "nr_negative %" PRId64 " but %zu negative dentries on the LRU",
+		       st.v[DCSIM_CS_NR_NEGATIVE], nr_negative);
 	if (k.kills != k.frees)
 		report(&r, "%" PRId64 " kills but %" PRId64 " frees", k.kills, k.frees);
 	if (k.allocs - k.frees != (int64_t)dv.nr)

@@ -64,6 +64,11 @@ void dcsim_kc_warn(const char *file, int line, const char *func, const char *con
 
 /* ---- list_lru for the kernel's LRU helpers (include/linux/list_lru.h) ---- */
 
+void dcsim_kc_nr_negative_add(struct dcsim_dentry *d, long n)
+{
+	dstat_add(d->d_cache, DCSIM_CS_NR_NEGATIVE, n);
+}
+
 bool dcsim_kc_list_lru_add(struct dcsim_cache *c, struct dcsim_list_head *item)
 {
 	dcsim_spin_lock(&c->lru_lock);
@@ -110,11 +115,17 @@ void dcsim_kc_list_lru_isolate_move(struct dcsim_cache *c, struct dcsim_list_hea
 /*
  * The kernel reads nr_items without the lock: a hint for "walk again".
  * Here the list itself, read once without lru_lock, serves: the shrink
- * loop that asks takes lru_lock on its next walk anyway.
+ * loop that asks takes lru_lock on its next walk anyway.  That loop
+ * (shrink_dcache_sb()) polls it with nothing else to wait on: what is
+ * left are entries whose d_lock another CPU holds, so a non-empty answer
+ * is a spin, and the explorer lets the holder run.
  */
 unsigned long dcsim_kc_list_lru_count(struct dcsim_cache *c)
 {
-	return dlist_empty(&c->lru) ? 0 : 1;
+	if (dlist_empty(&c->lru))
+		return 0;
+	dcsim_cpu_relax();
+	return 1;
 }
 
 /* The kernel's enum lru_status (kernel-code/include/kc/list.h). */

@@ -68,6 +68,13 @@ DCSIM_API void dcsim_kc_dentry_unlist(struct dcsim_dentry *dentry);
  * models mm/list_lru.c:list_lru_add(): false if @item is on a list already.
  */
 DCSIM_API bool dcsim_kc_list_lru_add(struct dcsim_cache *cache, struct dcsim_list_head *item);
+/*
+ * The kernel's this_cpu_inc()/_dec() of nr_dentry_negative, by the
+ * extracted LRU helpers (d_lru_add() ...) on @dentry: the model's
+ * nr_negative, which its own __d_instantiate() and
+ * __d_clear_type_and_inode() (src/dcache/inode.c) keep beside them.
+ */
+DCSIM_API void dcsim_kc_nr_negative_add(struct dcsim_dentry *dentry, long n);
 /* models mm/list_lru.c:list_lru_del(): false if @item is on no list. */
 DCSIM_API bool dcsim_kc_list_lru_del(struct dcsim_cache *cache, struct dcsim_list_head *item);
 /* models list_lru_isolate(): inside a walk's callback, lru_lock held. */

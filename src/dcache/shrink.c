@@ -24,6 +24,8 @@ static void d_lru_isolate(struct dcsim_dentry *d)
 	dlist_del_init(&d->d_lru);
 	dstat_inc(c, DCSIM_CS_LRU_DEL);
 	dstat_add(c, DCSIM_CS_NR_LRU, -1);
+	if (d_negative(d))
+		dstat_add(c, DCSIM_CS_NR_NEGATIVE, -1);
 }
 
 /* models d_lru_shrink_move(): lru_lock and d_lock held */
@@ -36,6 +38,8 @@ static void d_lru_shrink_move(struct dcsim_dentry *d, struct dcsim_list_head *li
 	dstat_inc(c, DCSIM_CS_LRU_DEL);
 	if (!dcache_faulty(DCSIM_DCACHE_FAULT_LRU_ACCOUNTING))
 		dstat_add(c, DCSIM_CS_NR_LRU, -1);
+	if (d_negative(d))
+		dstat_add(c, DCSIM_CS_NR_NEGATIVE, -1);
 }
 
 /*
@@ -77,6 +81,18 @@ static bool shrink_lock_dentry(struct dcsim_dentry *d)
 	struct dcsim_inode *inode;
 	struct dcsim_dentry *parent;
 
+	if (unlikely(dcache_faulty(DCSIM_DCACHE_FAULT_LOCK_PARENT_STALE)) && d_cnt(d) < 0 &&
+	    !IS_ROOT(d)) {
+		/*
+		 * The planted fault: lock_parent() before c2338f2dc7c1 took
+		 * the parent of a husk too; its d_parent may have died and
+		 * been freed before our RCU section began.
+		 */
+		parent = READ_ONCE(d->d_parent);
+		if (d_trylock(parent))
+			d_unlock(parent);
+		return false;
+	}
 	if (d_cnt(d))
 		return false;
 	inode = READ_ONCE(d->d_inode);

@@ -46,6 +46,7 @@ static const char *const stat_names[DCSIM_CS_NR] = {
 	[DCSIM_CS_NR_DENTRY] = "nr_dentry",
 	[DCSIM_CS_NR_HASHED] = "nr_hashed",
 	[DCSIM_CS_NR_LRU] = "nr_lru",
+	[DCSIM_CS_NR_NEGATIVE] = "nr_negative",
 };
 
 const char *dcsim_cache_stat_name(enum dcsim_cache_stat stat)

@@ -97,7 +97,7 @@ int main(int argc, char **argv)
 	unsigned long iters = strtoul(getenv("DCSIM_DCACHE_ITERS") ? getenv("DCSIM_DCACHE_ITERS") : "250",
 				      NULL, 0) * dcsim_explore_scale();
 	uint64_t cover[DCSIM_MAX_STRATEGIES][DCSIM_COVER_NR] = { { 0 } }, total[DCSIM_COVER_NR] = { 0 };
-	unsigned long checks[DCSIM_SPEC_CHECK_NR];
+	unsigned long checks[DCSIM_SPEC_CHECK_NR], post_checked, post_skipped;
 	const char *names[DCSIM_MAX_STRATEGIES] = { 0 };
 	size_t nstrat = 0;
 	int failed = 0, runs = 0, missed = 0;
@@ -204,6 +204,13 @@ int main(int argc, char **argv)
 	       checks[DCSIM_SPEC_CHECK_NONE]);
 	if (!checks[DCSIM_SPEC_CHECK_SERIAL] || !checks[DCSIM_SPEC_CHECK_ANY_ORDER]) {
 		printf("  ^ the spec comparison did not run both ways\n");
+		failed++;
+	}
+	dcsim_dcache_post_checks(&post_checked, &post_skipped);
+	printf("post-conditions of d_invalidate()/shrink_all(): %lu checked at the return, "
+	       "%lu not exact there\n", post_checked, post_skipped);
+	if (!post_checked) {
+		printf("  ^ no post-condition was checked\n");
 		failed++;
 	}
 	return failed ? 1 : 0;

@@ -155,12 +155,18 @@ static __always_inline bool d_is_negative(const struct dentry *dentry)
 }
 
 /*
- * The per-CPU counters of fs/dcache.c (nr_dentry, nr_dentry_unused,
- * nr_dentry_negative): per thread here, read by nothing (dcsim's own
- * counters are kept by its list_lru and kill code; docs/kernel.md).
+ * The per-CPU counters of fs/dcache.c: nr_dentry and nr_dentry_unused per
+ * thread here, read by nothing (dcsim's own counters are kept by its
+ * list_lru and kill code; docs/kernel.md).  nr_dentry_negative goes to
+ * the model's nr_negative, which dcsim_cache_verify() checks: every
+ * this_cpu_*() of it in the extracted code is in a function on a `dentry`.
  */
-#define this_cpu_inc(var)	kc_this_cpu_add(__builtin_offsetof(struct kc_pcpu, var), 1)
-#define this_cpu_dec(var)	kc_this_cpu_add(__builtin_offsetof(struct kc_pcpu, var), -1)
+#define this_cpu_inc(var)	KC_PCPU_ADD_##var(1)
+#define this_cpu_dec(var)	KC_PCPU_ADD_##var(-1)
+#define KC_PCPU_ADD_nr_dentry(n)	kc_this_cpu_add(__builtin_offsetof(struct kc_pcpu, nr_dentry), n)
+#define KC_PCPU_ADD_nr_dentry_unused(n)	\
+	kc_this_cpu_add(__builtin_offsetof(struct kc_pcpu, nr_dentry_unused), n)
+#define KC_PCPU_ADD_nr_dentry_negative(n)	dcsim_kc_nr_negative_add(kc_dcsim(dentry), n)
 
 #define BUG_ON(cond)		do { if (unlikely(cond)) __builtin_trap(); } while (0)
 
