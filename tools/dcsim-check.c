@@ -5,7 +5,7 @@
  *
  *   dcsim-check [--load LIB.so]... --strategy NAME
  *               [--suites diff,explore,stress,misuse] [--seed N]
- *               [--budget quick|default|soak] [--trace FILE]
+ *               [--budget quick|default|soak] [--trace FILE] [--no-pin]
  *
  * --load dlopen()s LIB.so (RTLD_NOW | RTLD_GLOBAL); the library registers
  * its strategies with dcsim_strategy_register() from a constructor, or
@@ -28,8 +28,9 @@
  * --jobs N runs the diff and explore suites in N forked processes, which
  * take the units (trace, exploration) one at a time from a shared counter,
  * so a fast process takes more; process i pins its explorations to the
- * i-th allowed CPU (src/explore/pin.c).  --shard I/N runs only the units
- * that dcsim_checker_shard_of() gives shard I, a fixed split for one
+ * i-th allowed CPU (src/explore/pin.c; --no-pin: no pinning, to measure
+ * what it gains).  --shard I/N runs only the units that
+ * dcsim_checker_shard_of() gives shard I, a fixed split for one
  * machine of N (with --jobs J, the shard's units are shared by J
  * processes).  Each process stops at its first failure, and no unit above
  * a failure is handed out, so the failure with the lowest unit index is
@@ -95,7 +96,7 @@ static void usage(FILE *f)
 	fputs("usage: dcsim-check [--load LIB.so]... --strategy NAME\n"
 	      "                   [--suites diff,explore,stress,misuse] [--seed N]\n"
 	      "                   [--budget quick|default|soak] [--trace FILE]\n"
-	      "                   [--diff-steps N] [--jobs N] [--shard I/N]\n"
+	      "                   [--diff-steps N] [--jobs N] [--shard I/N] [--no-pin]\n"
 	      "                   [--scenario NAME --explore-mode random|pct --execution-seed N\n"
 	      "                    [--pct-steps K]] [--scenarios A,B,...] [--fault NAME]\n"
 	      "       dcsim-check [--load LIB.so]... --corpus DIR [--budget B]\n"
@@ -278,7 +279,7 @@ static void copy_out(FILE *from, FILE *to)
  */
 static int run_jobs(unsigned int bit, const char *suite, const struct dcsim_dput_strategy *s,
 		    const struct dcsim_checker_opts *o0, unsigned int jobs, unsigned int shard,
-		    unsigned int nshards)
+		    unsigned int nshards, bool no_pin)
 {
 	struct job *j = calloc(jobs, sizeof(*j));
 	size_t pool_len = sizeof(struct unit_pool) + jobs * sizeof(unsigned long);
@@ -321,9 +322,9 @@ static int run_jobs(unsigned int bit, const char *suite, const struct dcsim_dput
 			 * One CPU each for the explorations (src/explore/pin.c);
 			 * a single process keeps the explorer's default, the
 			 * CPU it runs on, so that two shards started on one
-			 * machine do not share a CPU.
+			 * machine tend to get different CPUs.
 			 */
-			if (jobs > 1)
+			if (jobs > 1 && !no_pin)
 				dcsim_explore_set_pin((int)i);
 			o.shard = shard;
 			o.nshards = nshards;
@@ -626,6 +627,7 @@ int main(int argc, char **argv)
 		{ "scenarios", required_argument, NULL, 'C' },
 		{ "fault", required_argument, NULL, 'f' },
 		{ "corpus", required_argument, NULL, 'K' },
+		{ "no-pin", no_argument, NULL, 'N' },
 		{ "list", no_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -639,7 +641,7 @@ int main(int argc, char **argv)
 	const struct dcsim_dput_strategy *s;
 	struct dcsim_checker_opts o;
 	char replay[2048] = "dcsim-check";
-	bool list = false;
+	bool list = false, no_pin = false;
 	unsigned int jobs = 1, shard = 0, nshards = 1;
 	int c, failed = 0;
 
@@ -736,6 +738,10 @@ int main(int argc, char **argv)
 			break;
 		case 'K':
 			corpus = optarg;
+			break;
+		case 'N':
+			no_pin = true;
+			dcsim_explore_set_pin(DCSIM_EXPLORE_PIN_OFF);
 			break;
 		case 'L':
 			list = true;
@@ -867,7 +873,8 @@ int main(int argc, char **argv)
 			if (!split && shard)
 				continue;
 			if (split && !o.scenario) {
-				rc = run_jobs(suites[i].bit, suites[i].name, s, &o, jobs, shard, nshards);
+				rc = run_jobs(suites[i].bit, suites[i].name, s, &o, jobs, shard, nshards,
+					      no_pin);
 				if (rc == 2)
 					return 2;
 				failed |= rc;

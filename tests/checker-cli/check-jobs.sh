@@ -10,8 +10,9 @@
 #   real), one of them the --jobs 1 run's;
 # - a planted model fault that fails some explorations only (the lowest
 #   failing unit is not the first unit) gives byte-identical FAIL and
-#   replay lines (and check lines, but for addresses) with --jobs 1, --jobs 2 and --jobs 2 within shards,
-#   and the shards 0/2 + 1/2 together run every unit once;
+#   replay lines (and check lines, but for addresses) with --jobs 1,
+#   --jobs 2 (pinned or not) and --jobs 2 within shards, and the shards
+#   0/2 + 1/2 together run every unit once;
 # - an HTM strategy that never commits fails --jobs 2 (commits summed over
 #   the processes), and a shard prints its commits for the merge.
 set -u
@@ -71,6 +72,7 @@ f="--strategy retain-htm --suites explore --budget quick --fault husk-freed-earl
 	run 1 "$tmp/f2" $f --jobs 2
 	run 1 "$tmp/f0" $f --shard 0/2 --jobs 2
 	run 1 "$tmp/f3" $f --shard 1/2 --jobs 2
+	run 1 "$tmp/f4" $f --jobs 2 --no-pin
 }
 verdict "$tmp/f1" >"$tmp/v1"
 verdict "$tmp/f2" >"$tmp/v2"
@@ -80,6 +82,8 @@ cmp -s "$tmp/v1" "$tmp/v2" || fail "fault: --jobs 2 reports differently:
 $(cat "$tmp/v1")
 --- --jobs 2:
 $(cat "$tmp/v2")"
+verdict "$tmp/f4" >"$tmp/v4"
+cmp -s "$tmp/v1" "$tmp/v4" || fail "fault: --jobs 2 --no-pin reports differently"
 verdict "$tmp/f0" >"$tmp/v0"
 verdict "$tmp/f3" >"$tmp/v3"
 cmp -s "$tmp/v1" "$tmp/v0" || cmp -s "$tmp/v1" "$tmp/v3" ||
