@@ -5,7 +5,7 @@
  *
  *   dcsim-check [--load LIB.so]... --strategy NAME
  *               [--suites diff,explore,stress,misuse] [--seed N]
- *               [--budget quick|default|soak] [--trace FILE]
+ *               [--budget quick|default|soak] [--trace FILE] [--no-pin]
  *
  * --load dlopen()s LIB.so (RTLD_NOW | RTLD_GLOBAL); the library registers
  * its strategies with dcsim_strategy_register() from a constructor, or
@@ -28,13 +28,18 @@
  * and the exit status is 1 when a result disagrees with its entry's
  * "expect:" field.
  *
- * --jobs N runs the diff and explore suites in N forked processes, each
- * taking every N-th unit (trace, exploration); --shard I/N runs only the
- * units i with i % N == I, for one machine of N (with --jobs J, the shard
- * is split again J ways).  Each process stops at its first failure, so the
- * failure with the lowest unit index among them is the one a run without
- * --jobs reports first: that report, and its replay line, are printed, the
- * others' output is dropped.  Stress and misuse run once, in shard 0.  A
+ * --jobs N runs the diff and explore suites in N forked processes, which
+ * take the units (trace, exploration) one at a time from a shared counter,
+ * so a fast process takes more; process i pins its explorations to the
+ * i-th allowed CPU (src/explore/pin.c; --no-pin: no pinning, to measure
+ * what it gains).  --shard I/N runs only the units that
+ * dcsim_checker_shard_of() gives shard I, a fixed split for one
+ * machine of N (with --jobs J, the shard's units are shared by J
+ * processes).  Each process stops at its first failure, and no unit above
+ * a failure is handed out, so the failure with the lowest unit index is
+ * the one a run without --jobs reports: that report, and its replay line,
+ * are printed, the others' output is dropped.  Stress and misuse run
+ * once, in shard 0.  A
  * sharded run prints, per suite, one line
  *   dcsim-check: shard I/N: SUITE: STRATEGY: R runs, F failed, C simulated commits
  * for the merge (docs/testing.md): any failure fails; the commits of all
@@ -67,6 +72,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <signal.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -92,7 +99,7 @@ static void usage(FILE *f)
 	fputs("usage: dcsim-check [--load LIB.so]... --strategy NAME\n"
 	      "                   [--suites diff,explore,stress,misuse] [--seed N]\n"
 	      "                   [--budget quick|default|soak] [--trace FILE]\n"
-	      "                   [--diff-steps N] [--jobs N] [--shard I/N]\n"
+	      "                   [--diff-steps N] [--jobs N] [--shard I/N] [--no-pin]\n"
 	      "                   [--scenario NAME --explore-mode random|pct --execution-seed N\n"
 	      "                    [--pct-steps K]] [--scenarios A,B,...] [--fault NAME]\n"
 	      "                   [--sched fair|strict|rt]\n"
@@ -178,11 +185,83 @@ static int run_suite(unsigned int bit, const struct dcsim_dput_strategy *s,
 	}
 }
 
+/*
+ * The units of a --jobs run, handed out at run time: a fast process takes
+ * more of them, where a static split (unit i to process i % N) leaves the
+ * run as slow as its slowest share.  Shared by the processes (MAP_SHARED);
+ * every field is only touched with __atomic builtins, since the processes
+ * read and write it at the same time.
+ */
+struct unit_pool {
+	unsigned long next;	/* ordinal (among the shard's units) of the next unit to take */
+	unsigned long stop;	/* lowest failing unit so far; ULONG_MAX: none */
+	unsigned long cur[];	/* per process: the unit it runs (or ran last); ULONG_MAX: none */
+};
+
+/* One process's view of the pool: dcsim_checker_opts.take_unit's argument. */
+struct unit_taker {
+	struct unit_pool *pool;
+	unsigned int idx;	/* this process */
+	unsigned long seen;	/* units of the shard offered so far */
+	unsigned long mine;	/* ordinal taken from the pool, not yet reached */
+	bool have, done;
+};
+
+/*
+ * dcsim_checker_opts.take_unit: the suite offers its shard's units in
+ * increasing order, the same sequence in every process; each process
+ * takes ordinals from the shared counter and runs the unit it reaches
+ * with that ordinal.  So each unit runs exactly once, and each process
+ * runs its units in increasing order.  Above a unit that failed (in any
+ * process) nothing is taken: the lowest failing unit, which a --jobs 1
+ * run reports, is below it, and every unit below it still runs.
+ */
+static bool take_unit(void *arg, unsigned long unit)
+{
+	struct unit_taker *t = arg;
+	unsigned long k = t->seen++;
+
+	if (t->done)
+		return false;
+	if (!t->have) {
+		/* Relaxed: the counter only has to hand out each ordinal once. */
+		t->mine = __atomic_fetch_add(&t->pool->next, 1, __ATOMIC_RELAXED);
+		t->have = true;
+	}
+	if (k < t->mine)
+		return false;
+	t->have = false;
+	/* Relaxed: a stale (higher) stop only runs a unit in vain, never skips a needed one. */
+	if (unit > __atomic_load_n(&t->pool->stop, __ATOMIC_RELAXED)) {
+		t->done = true;
+		return false;
+	}
+	/*
+	 * Published before the unit runs: the parent may kill this process
+	 * once a failure below it is known (run_jobs()); release pairs with
+	 * the parent's acquire, though the unit is all it needs to see.
+	 */
+	__atomic_store_n(&t->pool->cur[t->idx], unit, __ATOMIC_RELEASE);
+	return true;
+}
+
+/* Lower the pool's stop to @unit, if that is lower. */
+static void unit_pool_failed(struct unit_pool *pool, unsigned long unit)
+{
+	unsigned long old = __atomic_load_n(&pool->stop, __ATOMIC_RELAXED);
+
+	while (unit < old && !__atomic_compare_exchange_n(&pool->stop, &old, unit, false,
+							  __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
 struct job {
 	pid_t pid;
 	FILE *out;		/* the child's stderr: progress and report */
 	int fd;			/* its struct dcsim_checker_result */
+	bool live;		/* not waited for yet */
 	bool got;		/* the result arrived (else it crashed) */
+	bool cut;		/* killed: all it had left was above a failure */
 	int status;
 	struct dcsim_checker_result res;
 };
@@ -198,21 +277,31 @@ static void copy_out(FILE *from, FILE *to)
 }
 
 /*
- * Suite @bit on @jobs processes, each with its share of the units of shard
- * @shard of @nshards.  Return: 0, 1 (a check failed, one report printed),
- * 2 (an error).
+ * Suite @bit on @jobs processes, which take the units of shard @shard of
+ * @nshards from a shared pool.  Return: 0, 1 (a check failed, one report
+ * printed), 2 (an error).
  */
 static int run_jobs(unsigned int bit, const char *suite, const struct dcsim_dput_strategy *s,
 		    const struct dcsim_checker_opts *o0, unsigned int jobs, unsigned int shard,
-		    unsigned int nshards)
+		    unsigned int nshards, bool no_pin)
 {
 	struct job *j = calloc(jobs, sizeof(*j));
+	size_t pool_len = sizeof(struct unit_pool) + jobs * sizeof(unsigned long);
+	struct unit_pool *pool;
 	unsigned long runs = 0, commits = 0;
 	struct job *first = NULL;
 	bool crashed = false, error = false;
+	unsigned int live = 0;
 
 	if (!j)
 		return 2;
+	pool = mmap(NULL, pool_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (pool == MAP_FAILED)
+		return free(j), fprintf(stderr, "dcsim-check: --jobs: mmap: %s\n", strerror(errno)), 2;
+	pool->next = 0;
+	pool->stop = ULONG_MAX;
+	for (unsigned int i = 0; i < jobs; i++)
+		pool->cur[i] = ULONG_MAX;
 	for (unsigned int i = 0; i < jobs; i++) {
 		int p[2];
 
@@ -226,15 +315,29 @@ static int run_jobs(unsigned int bit, const char *suite, const struct dcsim_dput
 			return fprintf(stderr, "dcsim-check: fork: %s\n", strerror(errno)), 2;
 		if (j[i].pid == 0) {
 			struct dcsim_checker_opts o = *o0;
+			struct unit_taker t = { .pool = pool, .idx = i };
 			struct dcsim_checker_result res;
 			int rc;
 
 			close(p[0]);
 			/* The explorer writes its part of a report to fd 2 itself. */
 			dup2(fileno(j[i].out), 2);
-			o.shard = shard + nshards * i;
-			o.nshards = nshards * jobs;
+			/*
+			 * One CPU each for the explorations (src/explore/pin.c);
+			 * a single process keeps the explorer's default, the
+			 * CPU it runs on, so that two shards started on one
+			 * machine tend to get different CPUs.
+			 */
+			if (jobs > 1 && !no_pin)
+				dcsim_explore_set_pin((int)i);
+			o.shard = shard;
+			o.nshards = nshards;
+			o.take_unit = take_unit;
+			o.take_arg = &t;
 			rc = run_suite(bit, s, &o, &res);
+			if (rc == 1 && res.failures)
+				unit_pool_failed(pool, res.failed_unit);
+			__atomic_store_n(&pool->cur[i], ULONG_MAX, __ATOMIC_RELEASE);
 			fflush(stderr);
 			if (write(p[1], &res, sizeof(res)) != (ssize_t)sizeof(res))
 				_exit(2);
@@ -242,11 +345,57 @@ static int run_jobs(unsigned int bit, const char *suite, const struct dcsim_dput
 		}
 		close(p[1]);
 		j[i].fd = p[0];
+		j[i].live = true;
+		live++;
 	}
-	for (unsigned int i = 0; i < jobs; i++) {
+	while (live) {
+		int status;
+		pid_t pid = waitpid(-1, &status, 0);
+		unsigned long stop;
+		unsigned int i;
+
+		if (pid < 0) {
+			if (errno == EINTR)
+				continue;
+			fprintf(stderr, "dcsim-check: waitpid: %s\n", strerror(errno));
+			error = true;
+			break;
+		}
+		for (i = 0; i < jobs && j[i].pid != pid; i++)
+			;
+		if (i == jobs || !j[i].live)
+			continue;
+		j[i].live = false;
+		j[i].status = status;
+		live--;
+		/* It wrote its result before it exited: the pipe holds it. */
 		j[i].got = read(j[i].fd, &j[i].res, sizeof(j[i].res)) == (ssize_t)sizeof(j[i].res);
 		close(j[i].fd);
-		waitpid(j[i].pid, &j[i].status, 0);
+		/*
+		 * A process whose current unit is above the lowest failure has
+		 * nothing left to do that could change the report (it takes
+		 * units in increasing order): stop it now rather than after a
+		 * long unit.
+		 */
+		stop = __atomic_load_n(&pool->stop, __ATOMIC_ACQUIRE);
+		for (unsigned int k = 0; k < jobs && stop != ULONG_MAX; k++) {
+			unsigned long cur = __atomic_load_n(&pool->cur[k], __ATOMIC_ACQUIRE);
+
+			if (j[k].live && !j[k].cut && cur != ULONG_MAX && cur > stop &&
+			    !kill(j[k].pid, SIGKILL))
+				j[k].cut = true;
+		}
+	}
+	for (unsigned int i = 0; i < jobs; i++) {
+		if (j[i].live) {
+			/* Only after a waitpid() error: do not leave it behind. */
+			kill(j[i].pid, SIGKILL);
+			waitpid(j[i].pid, &j[i].status, 0);
+			close(j[i].fd);
+			j[i].cut = true;
+		}
+		if (j[i].cut && !j[i].got)
+			continue;
 		if (!j[i].got || !WIFEXITED(j[i].status)) {
 			crashed = true;
 			continue;
@@ -255,14 +404,15 @@ static int run_jobs(unsigned int bit, const char *suite, const struct dcsim_dput
 			error = true;
 		runs += j[i].res.runs;
 		commits += j[i].res.htm_commits;
-		/* Each stopped at its first failure: the lowest is the unsharded run's. */
+		/* Each stopped at its first failure: the lowest is the unsplit run's. */
 		if (j[i].res.failures && (!first || j[i].res.failed_unit < first->res.failed_unit))
 			first = &j[i];
 	}
+	munmap(pool, pool_len);
 	for (unsigned int i = 0; i < jobs; i++) {
 		/* A crash (signal) has no result: its whole output is the report. */
-		if (&j[i] == first || !j[i].got || !WIFEXITED(j[i].status) ||
-		    WEXITSTATUS(j[i].status) == 2)
+		if (&j[i] == first || (!j[i].cut && (!j[i].got || !WIFEXITED(j[i].status) ||
+						     WEXITSTATUS(j[i].status) == 2)))
 			copy_out(j[i].out, stderr);
 		fclose(j[i].out);
 	}
@@ -482,6 +632,7 @@ int main(int argc, char **argv)
 		{ "fault", required_argument, NULL, 'f' },
 		{ "corpus", required_argument, NULL, 'K' },
 		{ "sched", required_argument, NULL, 'y' },
+		{ "no-pin", no_argument, NULL, 'N' },
 		{ "list", no_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -495,7 +646,7 @@ int main(int argc, char **argv)
 	const struct dcsim_dput_strategy *s;
 	struct dcsim_checker_opts o;
 	char replay[2048] = "dcsim-check";
-	bool list = false;
+	bool list = false, no_pin = false;
 	unsigned int jobs = 1, shard = 0, nshards = 1;
 	int c, failed = 0;
 
@@ -601,6 +752,10 @@ int main(int argc, char **argv)
 			o.explore_sched = optarg;
 			break;
 		}
+		case 'N':
+			no_pin = true;
+			dcsim_explore_set_pin(DCSIM_EXPLORE_PIN_OFF);
+			break;
 		case 'L':
 			list = true;
 			break;
@@ -735,7 +890,8 @@ int main(int argc, char **argv)
 			if (!split && shard)
 				continue;
 			if (split && !o.scenario) {
-				rc = run_jobs(suites[i].bit, suites[i].name, s, &o, jobs, shard, nshards);
+				rc = run_jobs(suites[i].bit, suites[i].name, s, &o, jobs, shard, nshards,
+					      no_pin);
 				if (rc == 2)
 					return 2;
 				failed |= rc;

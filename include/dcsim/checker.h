@@ -60,12 +60,21 @@ struct dcsim_checker_opts {
 	unsigned long diff_traces;
 	unsigned int diff_steps;
 	/*
-	 * diff and explore: run only the units (traces, explorations) whose
-	 * index i has i % @nshards == @shard (@nshards 0 or 1: all).  A sharded
-	 * run leaves the "no transaction committed" check to its caller, who
-	 * sums dcsim_checker_result.htm_commits over the shards.
+	 * diff and explore: run only the units (traces, explorations) that
+	 * dcsim_checker_shard_of() gives to @shard of @nshards (@nshards 0
+	 * or 1: all).  A sharded run leaves the "no transaction committed"
+	 * check to its caller, who sums dcsim_checker_result.htm_commits
+	 * over the shards.
 	 */
 	unsigned int shard, nshards;
+	/*
+	 * diff and explore: units handed out at run time (dcsim-check --jobs).
+	 * When set, called for each unit of the shard in increasing order;
+	 * the unit runs here only if it returns true.  Like a shard, such a
+	 * run leaves the "no transaction committed" check to its caller.
+	 */
+	bool (*take_unit)(void *arg, unsigned long unit);
+	void *take_arg;
 };
 
 struct dcsim_checker_result {
@@ -82,10 +91,43 @@ struct dcsim_checker_result {
 	unsigned long first_failure;
 };
 
-/* Is unit @i (a trace, an exploration) one of this shard's? */
+/**
+ * dcsim_checker_shard_of() - the shard of @n that runs unit @i: the units
+ * go in blocks of @n consecutive ones, one unit of each block to each
+ * shard, rotated by a hash of the block's number.  So every unit runs in
+ * exactly one shard, the shards' counts differ by at most one, and a
+ * shard does not get every unit of one kind when the units' kinds repeat
+ * with a period that divides @n (explore numbers scenario x mode, so
+ * i % 2 would give one shard every random walk and the other every PCT).
+ * Fixed for good: the shards of one soak may run different builds.
+ * Return: 0..@n-1.
+ */
+static inline unsigned int dcsim_checker_shard_of(unsigned long i, unsigned int n)
+{
+	uint64_t b = (uint64_t)(i / n) + 0x9e3779b97f4a7c15ull;
+
+	/* splitmix64's finalizer: consecutive blocks get unrelated rotations. */
+	b = (b ^ (b >> 30)) * 0xbf58476d1ce4e5b9ull;
+	b = (b ^ (b >> 27)) * 0x94d049bb133111ebull;
+	b ^= b >> 31;
+	return (unsigned int)((i % n + b % n) % n);
+}
+
+/*
+ * Does this process run unit @i (a trace, an exploration)?  Call it once
+ * per unit, in increasing order (o->take_unit counts on that).
+ */
 static inline bool dcsim_checker_in_shard(const struct dcsim_checker_opts *o, unsigned long i)
 {
-	return o->nshards <= 1 || i % o->nshards == o->shard;
+	if (o->nshards > 1 && dcsim_checker_shard_of(i, o->nshards) != o->shard)
+		return false;
+	return !o->take_unit || o->take_unit(o->take_arg, i);
+}
+
+/* Does this process run every unit (so that it may judge totals, as the HTM commit count)? */
+static inline bool dcsim_checker_whole_run(const struct dcsim_checker_opts *o)
+{
+	return o->nshards <= 1 && !o->take_unit;
 }
 
 /** dcsim_checker_opts_init() - quick budget, the default seed, stdout/stderr. */

@@ -240,6 +240,21 @@ DCSIM_API int dcsim_explore_run(const struct dcsim_scenario *sc,
 				const struct dcsim_explore_opts *opts,
 				struct dcsim_explore_result *res);
 
+#define DCSIM_EXPLORE_PIN_CURRENT	(-2)	/* the CPU the caller runs on (default) */
+#define DCSIM_EXPLORE_PIN_OFF		(-1)	/* no pinning */
+
+/**
+ * dcsim_explore_set_pin() - the CPU that each later dcsim_explore_run() of
+ * this process pins its threads (controller and pool) to, for the run's
+ * duration: @slot >= 0 the slot-th CPU of the caller's allowed set (modulo
+ * its size; dcsim-check --jobs gives its i-th process slot i),
+ * DCSIM_EXPLORE_PIN_CURRENT the one the caller runs on when the run starts
+ * (the default), DCSIM_EXPLORE_PIN_OFF none.  The threads hand one baton
+ * back and forth, so one run queue saves the cross-CPU wakeups; results do
+ * not depend on it.  If the mask cannot be set, the run is unpinned.
+ */
+DCSIM_API void dcsim_explore_set_pin(int slot);
+
 /**
  * dcsim_explore_fail() - report a failure of the current execution.
  *

@@ -640,7 +640,7 @@ int dcsim_checker_diff(const struct dcsim_dput_strategy *s, const struct dcsim_c
 	 * whose dcsim_htm_begin() cannot start a simulated transaction).
 	 */
 	res->htm_commits = commits;
-	if (!res->failures && COMMIT_CONFIG && ncfg > 1 && !commits && o->nshards <= 1) {
+	if (!res->failures && COMMIT_CONFIG && ncfg > 1 && !commits && dcsim_checker_whole_run(o)) {
 		res->failures++;
 		snprintf(res->failure, sizeof(res->failure),
 			 "diff: no simulated transaction of %s committed", s->name);

@@ -171,7 +171,7 @@ int dcsim_checker_explore(const struct dcsim_dput_strategy *s, const struct dcsi
 	res->htm_commits = commits;
 	/* Only the final-put scenarios reach the transaction: a choice of others cannot. */
 	if (!one && !o->scenarios && !res->failures && (s->flags & DCSIM_STRATEGY_USES_HTM) && !commits &&
-	    o->nshards <= 1) {
+	    dcsim_checker_whole_run(o)) {
 		res->failures++;
 		snprintf(res->failure, sizeof(res->failure),
 			 "explore: no simulated transaction of %s committed", s->name);

@@ -169,6 +169,14 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 	sigaction(SIGBUS, &sa, &old_bus);
 	sigaction(SIGABRT, &sa, &old_abrt);
 
+	/*
+	 * One CPU for the controller and the pool it creates (they inherit
+	 * the mask): the baton then moves between threads of one run queue
+	 * (pin.c says why that matters).  The watchdog starts first, so that
+	 * its thread keeps the caller's mask and can run beside a hang.
+	 */
+	wd_phase(NULL);
+	explore_pin();
 	pool_install(pool_create(sc->nthreads));
 	for (unsigned long i = 0; i < max_iter; i++) {
 		int first;
@@ -273,6 +281,8 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 	if (ex.pool)
 		pool_destroy(ex.pool);
 	ex.pool = NULL;
+	/* Parked threads of abandoned pools keep the pin: they never run again. */
+	explore_unpin();
 
 	sigaction(SIGSEGV, &old_segv, NULL);
 	sigaction(SIGBUS, &old_bus, NULL);

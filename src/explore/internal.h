@@ -337,6 +337,10 @@ bool dfs_next(void);
 int parse_schedule(const char *s);
 int pick(struct lthread *cur);
 
+/* pin.c: the calling thread on one CPU, and back (why: see pin.c). */
+bool explore_pin(void);
+void explore_unpin(void);
+
 /* pool.c */
 struct explore_pool *pool_create(unsigned int n);
 void pool_destroy(struct explore_pool *pool);
