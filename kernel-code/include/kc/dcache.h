@@ -88,8 +88,9 @@ struct dentry {
 	struct lockref d_lockref;
 	char __kc_gap2[__KC_GAP(d_lockref, d_lru)];
 	struct list_head d_lru;		/* LRU or shrink list */
-	struct hlist_node d_sib;	/* the parent's children */
 	struct hlist_head d_children;
+	char __kc_gap3[__KC_GAP(d_children, d_sib)];	/* the rest of dcsim's d_rcu */
+	struct hlist_node d_sib;	/* the parent's children */
 	struct inode *d_inode;		/* NULL: negative */
 	char __kc_tail[sizeof(struct dcsim_dentry) - sizeof(struct inode *) -
 		       __builtin_offsetof(struct dcsim_dentry, d_inode)];
