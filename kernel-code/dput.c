@@ -33,6 +33,8 @@
 #define prune_dcache_sb		__KC_VCAT(KC_VARIANT, prune_dcache_sb)
 #define shrink_dcache_sb	__KC_VCAT(KC_VARIANT, shrink_dcache_sb)
 #define dget_parent		__KC_VCAT(KC_VARIANT, dget_parent)
+#define shrink_dcache_parent	__KC_VCAT(KC_VARIANT, shrink_dcache_parent)
+#define d_invalidate		__KC_VCAT(KC_VARIANT, d_invalidate)
 
 #include KC_SOURCE
 
@@ -45,11 +47,12 @@ void KC_ENTRY(struct dcsim_dentry *d)
 
 /*
  * The ops table (src/dcache/kernel-code.h): dcsim_prune(),
- * dcsim_shrink_all() and dcsim_dget_parent() of a cache of this variant
- * run the tree's own prune_dcache_sb(), shrink_dcache_sb() and
- * dget_parent().  The kernel's shrinkers return what they isolated (or
- * nothing); dcsim's API returns the dentries killed, counted by the kill
- * glue (kc_kills()) on this thread.
+ * dcsim_shrink_all(), dcsim_dget_parent() and (KC_HAVE_D_INVALIDATE, from
+ * the tree table's cflags line) dcsim_d_invalidate() of a cache of this
+ * variant run the tree's own prune_dcache_sb(), shrink_dcache_sb(),
+ * dget_parent() and d_invalidate().  The kernel's shrinkers return what
+ * they isolated (or nothing); dcsim's API returns the dentries killed,
+ * counted by the kill glue (kc_kills()) on this thread.
  */
 static unsigned long kc_prune(struct dcsim_cache *c, unsigned long nr_to_scan)
 {
@@ -73,10 +76,21 @@ static struct dcsim_dentry *kc_dget_parent(struct dcsim_dentry *d)
 	return kc_dcsim(dget_parent((struct dentry *)(void *)d));
 }
 
+#ifdef KC_HAVE_D_INVALIDATE
+/* d_invalidate(), with shrink_dcache_parent() and its d_walk()s (the tree table says which trees) */
+static void kc_d_invalidate(struct dcsim_dentry *d)
+{
+	d_invalidate((struct dentry *)(void *)d);
+}
+#endif
+
 const struct dcsim_dcache_ops KC_OPS = {
 	.prune = kc_prune,
 	.shrink_all = kc_shrink_all,
 	.get_parent = kc_dget_parent,
+#ifdef KC_HAVE_D_INVALIDATE
+	.invalidate = kc_d_invalidate,
+#endif
 };
 
 #if DCSIM_CHECK
@@ -89,6 +103,9 @@ static const struct kc_func funcs[] = {
 	{ "(entry)", (const void *)kc_prune, KC_SOURCE },
 	{ "(entry)", (const void *)kc_shrink_all, KC_SOURCE },
 	{ "(entry)", (const void *)kc_dget_parent, KC_SOURCE },
+#ifdef KC_HAVE_D_INVALIDATE
+	{ "(entry)", (const void *)kc_d_invalidate, KC_SOURCE },
+#endif
 };
 #undef KC_FUNC
 

@@ -34,7 +34,9 @@ lockref-funcs.c #include them, one object per variant.)  Each dcache file
 ends with KC_EXTRACTED_FUNCS, one KC_FUNC(name) per function, from which
 dput.c builds the explorer's table of function names.
 
-The table's defines line names macros of the source that the functions
+The table's types line names the structs and enums of the source that the
+functions use (struct select_data, enum d_walk_ret), copied in place with
+their comment.  The table's defines line names macros of the source that the functions
 use (every "#define NAME..." line whose name starts with one of its
 prefixes, D_FLAG_VERIFY for example), copied into every variant.
 
@@ -165,6 +167,27 @@ def find_function(src, name, path):
     return start, end
 
 
+def find_type(src, name, path):
+    """(start, end) of the definition of struct/enum/union @name, through its ';'."""
+    hits = [m for m in re.finditer(r"(?m)^(struct|enum|union)\s+%s\s*\{" % re.escape(name), src)]
+    if not hits:
+        die("%s: type %s (struct, enum or union) not found" % (path, name))
+    if len(hits) > 1:
+        die("%s: type %s defined %d times" % (path, name, len(hits)))
+    start = hits[0].start()
+    end = match_brace(src, hits[0].end() - 1)
+    semi = src.find(";", end)
+    if semi < 0 or src[end:semi].strip():
+        die("%s: type %s: no ';' right after its '}'" % (path, name))
+    # The comment block right above belongs to it.
+    before = src[:start].rstrip("\n")
+    if before.endswith("*/"):
+        cstart = before.rfind("/*")
+        if cstart >= 0 and src.rfind("\n", 0, cstart) == cstart - 1:
+            start = cstart
+    return start, semi + 1
+
+
 def find_defines(src, prefix, path):
     out = []
     for m in re.finditer(r"(?m)^#define\s+%s\w*.*$" % re.escape(prefix), src):
@@ -213,10 +236,11 @@ def drop_lock_test(text):
     die("planted bug: no if-statement testing d_lock in fast_dput_htm()")
 
 
-def extract(path, source, funcs, define_prefixes, origin):
+def extract(path, source, funcs, define_prefixes, origin, types=()):
     with open(path, encoding="utf-8") as f:
         src = f.read()
     spans = [find_function(src, n, path) for n in funcs]
+    spans += [find_type(src, n, path) for n in types]
     for prefix in define_prefixes:
         spans += find_defines(src, prefix, path)
     spans.sort()
@@ -233,7 +257,7 @@ def extract(path, source, funcs, define_prefixes, origin):
 
 def read_tree(path):
     """The tree table: "key value..." lines, '#' comments."""
-    known = {"package", "top", "source", "funcs", "defines", "shims", "lockref", "cflags",
+    known = {"package", "top", "source", "funcs", "types", "defines", "shims", "lockref", "cflags",
              "series-funcs", "series-defines"}
     tree = {k: [] for k in known}
     with open(path, encoding="utf-8") as f:
@@ -393,7 +417,8 @@ def main():
             kept = os.path.join(args.keep_source, source)
             os.makedirs(os.path.dirname(kept), exist_ok=True)
             shutil.copyfile(os.path.join(base, source), kept)
-        write(out("dcache.h"), extract(os.path.join(base, source), source, funcs, defines, origin))
+        write(out("dcache.h"), extract(os.path.join(base, source), source, funcs, defines, origin,
+                                       tree["types"]))
         with open(os.path.join(base, tree["lockref"]), encoding="utf-8") as f:
             lockref = f.read()
         write(out("lockref-c.h"), '#line 1 "%s"\n' % tree["lockref"] + lockref)
@@ -407,7 +432,8 @@ def main():
                       tree["funcs"] + tree["series-funcs"],
                       tree["defines"] + tree["series-defines"],
                       "%s %s with %s" % (tarname, source,
-                                         ", ".join(os.path.basename(p) for p in patches)))
+                                         ", ".join(os.path.basename(p) for p in patches)),
+                      tree["types"])
         write(out("htm-dcache.h"), htm)
         write(out("htm-bug-nolock-dcache.h"), drop_lock_test(htm))
         with open(os.path.join(patched, tree["lockref"]), encoding="utf-8") as f:

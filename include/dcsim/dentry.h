@@ -116,14 +116,21 @@ struct dcsim_dentry {
 	unsigned long d_time;			/* unused, as the kernel's d_time here */
 	/* Ref lookup also touches the following (cache line 2) */
 	struct dcsim_lockref d_lockref;		/* d_lock and the count */
+	/*
+	 * The RCU head reuses what nobody reads once dentry_free() has run:
+	 * the dentry is on no LRU or shrink list then, and has no children.
+	 * Not d_sib: the kernel's d_walk() (6.8+) ascends from a child that
+	 * may have been killed and freed meanwhile through the d_sib.next
+	 * that dentry_unlist() left, under rcu_read_lock() only.
+	 */
 	union {
 		struct {
 			struct dcsim_list_head d_lru;	/* LRU or shrink list */
-			struct dcsim_hlist_node d_sib;	/* parent's children */
+			struct dcsim_hlist_node *d_children; /* first child; under d_lock */
 		};
 		struct dcsim_rcu_head d_rcu;	/* after the kill: deferred free */
 	};
-	struct dcsim_hlist_node *d_children;	/* first child; under d_lock */
+	struct dcsim_hlist_node d_sib;		/* parent's children; next kept after the kill */
 	struct dcsim_inode *d_inode;		/* NULL <=> negative; d_lock + i_lock */
 } dcsim_cacheline_aligned;
 

@@ -106,6 +106,7 @@ unsigned int dscn_split_path(const char *path, char (*buf)[16], const char **nam
 static void spec_copy(struct spec *dst, const struct spec *src)
 {
 	dst->style = src->style;
+	dst->busy_stays_on_lru = src->busy_stays_on_lru;
 	dst->next_id = src->next_id;
 	memcpy(dst->d, src->d, sizeof(src->d[0]) * src->next_id);
 	dst->nlru = src->nlru;
@@ -116,11 +117,12 @@ static void spec_copy(struct spec *dst, const struct spec *src)
 }
 
 static int spec_from_snapshot(struct spec *sp, const struct dcsim_cache_snapshot *snap,
-			      enum dcsim_retain_style style, const enum spec_op_kind *op_kind)
+			      const struct dcsim_dput_strategy *strategy,
+			      const enum spec_op_kind *op_kind)
 {
 	uint32_t max = 0;
 
-	spec_init(sp, style);
+	spec_init_for(sp, strategy);
 	for (size_t i = 0; i < snap->nr; i++) {
 		const struct dcsim_dentry_state *st = &snap->dentries[i];
 		struct spec_dentry *d;
@@ -318,7 +320,7 @@ static void prepare_spec(struct dscn *s)
 		arg->init = NULL;
 		return;
 	}
-	if (spec_from_snapshot(arg->init, &snap, s->arg->strategy->retain_style, s->op_kind)) {
+	if (spec_from_snapshot(arg->init, &snap, s->arg->strategy, s->op_kind)) {
 		free(arg->init);
 		arg->init = NULL;
 	}

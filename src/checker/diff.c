@@ -272,7 +272,7 @@ static void replay_body(struct replay_ctx *x)
 		x->ok = false;
 		return;
 	}
-	spec_init(&r->spec, cfg->s->retain_style);
+	spec_init_for(&r->spec, cfg->s);
 	r->c = dcsim_cache_create(&cc);
 	root = spec_alloc_root(&r->spec, "/");
 	r->held[root] = 1;

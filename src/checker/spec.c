@@ -18,6 +18,12 @@ void spec_init(struct spec *s, enum dcsim_retain_style style)
 	s->next_id = 1;
 }
 
+void spec_init_for(struct spec *s, const struct dcsim_dput_strategy *st)
+{
+	spec_init(s, st->retain_style);
+	s->busy_stays_on_lru = !!(st->flags & DCSIM_STRATEGY_LOCK_FOR_KILL);
+}
+
 static uint32_t new_dentry(struct spec *s, uint32_t parent, const char *name)
 {
 	uint32_t id = s->next_id++;
@@ -280,7 +286,8 @@ static unsigned long shrink_list(struct spec *s, struct queue *q)
 			if (pd->flags & SHRINK) {
 				pd->count--;
 			} else {
-				if (pd->flags & LRU) {
+				if ((pd->flags & LRU) &&
+				    !(s->busy_stays_on_lru && pd->count > 1)) {
 					lru_remove(s, p);
 					pd->flags &= ~LRU;
 				}
@@ -356,7 +363,7 @@ static void collect(struct spec *s, uint32_t dir, struct queue *q, unsigned long
 
 		if (!d->exists || d->parent != dir || i == dir)
 			continue;
-		if (d->flags & LRU) {
+		if ((d->flags & LRU) && !(s->busy_stays_on_lru && d->count)) {
 			lru_remove(s, i);
 			d->flags &= ~LRU;
 		}

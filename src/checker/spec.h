@@ -32,6 +32,13 @@ struct spec_dentry {
 
 struct spec {
 	enum dcsim_retain_style style;
+	/*
+	 * 6.8+ (DCSIM_STRATEGY_LOCK_FOR_KILL): a dentry that stays busy stays
+	 * on the LRU when shrink_dcache_parent()'s select_collect() walks over
+	 * it or a shrinker's kill puts it as the parent (__dentry_kill());
+	 * 6.1's select_collect() and __dput_to_list() take it off.
+	 */
+	bool busy_stays_on_lru;
 	struct spec_dentry d[SPEC_MAX + 1];
 	uint32_t next_id;
 	uint32_t lru[SPEC_MAX];		/* oldest first */
@@ -40,6 +47,8 @@ struct spec {
 };
 
 void spec_init(struct spec *s, enum dcsim_retain_style style);
+/* The spec of a cache of strategy @st: spec_init() with its style and era. */
+void spec_init_for(struct spec *s, const struct dcsim_dput_strategy *st);
 uint32_t spec_alloc_root(struct spec *s, const char *name);
 uint32_t spec_alloc(struct spec *s, uint32_t parent, const char *name);
 void spec_set_op(struct spec *s, uint32_t id, enum spec_op_kind op);

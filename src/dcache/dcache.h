@@ -381,6 +381,23 @@ static inline void hlist_add_head(struct dcsim_hlist_node *n, struct dcsim_hlist
 	WRITE_ONCE(*head, n);
 }
 
+/*
+ * models include/linux/list.h:__hlist_del() as 6.8+'s dentry_unlist()
+ * uses it: off the list, but n->next still leads to the sibling that
+ * followed, so that a d_walk() ascending from @n after its kill resumes
+ * there (under RCU, skipping the killed ones).  pprev is cleared: @n is
+ * on no list.
+ */
+static inline void __hlist_del_keep_next(struct dcsim_hlist_node *n)
+{
+	struct dcsim_hlist_node *next = READ_ONCE(n->next), **pprev = READ_ONCE(n->pprev);
+
+	WRITE_ONCE(*pprev, next);
+	if (next)
+		WRITE_ONCE(next->pprev, pprev);
+	WRITE_ONCE(n->pprev, NULL);
+}
+
 static inline void hlist_del(struct dcsim_hlist_node *n)
 {
 	struct dcsim_hlist_node *next = READ_ONCE(n->next), **pprev = READ_ONCE(n->pprev);

@@ -82,7 +82,7 @@ static const char *dentry_field(size_t off, unsigned int size)
 #define F(m) { __builtin_offsetof(struct dcsim_dentry, m), #m }
 		F(d_flags), F(d_seq), F(d_hash), F(d_parent), F(d_name_hash), F(d_name_len),
 		F(d_name), F(d_iname), F(d_cache), F(d_op), F(d_id), F(d_fsdata), F(d_time),
-		F(d_lockref), F(d_lru), F(d_sib), F(d_children), F(d_inode),
+		F(d_lockref), F(d_lru), F(d_children), F(d_sib), F(d_inode),
 #undef F
 	};
 	size_t lr = __builtin_offsetof(struct dcsim_dentry, d_lockref);

@@ -15,14 +15,18 @@
 
 /* ---- unlisting and freeing ---- */
 
-/* Unlink a dying dentry from its parent's children (or the roots list). */
+/*
+ * Unlink a dying dentry from its parent's children (or the roots list).
+ * A child keeps d_sib.next, as 6.8+'s dentry_unlist() (there are no
+ * cursors here to skip): the kernel's d_walk() resumes from it.
+ */
 void dentry_unlist(struct dcsim_dentry *d, struct dcsim_dentry *parent)
 {
 	struct dcsim_cache *c = d->d_cache;
 
 	__d_set_flags(d, DCSIM_DCACHE_DENTRY_KILLED);
 	if (parent) {
-		hlist_del(&d->d_sib);
+		__hlist_del_keep_next(&d->d_sib);
 	} else {
 		dcsim_spin_lock(&c->roots_lock);
 		hlist_del(&d->d_sib);

@@ -143,7 +143,12 @@ out:
 	return false;
 }
 
-/* models fs/dcache.c:__dput_to_list(): @p's d_lock held */
+/*
+ * models fs/dcache.c:__dput_to_list() (6.1), and for the
+ * DCSIM_STRATEGY_LOCK_FOR_KILL strategies the put of the parent in 6.8+'s
+ * __dentry_kill() (a parent reaching 0 is killed in the same step there,
+ * by shrink_kill(), here when the list reaches it): @p's d_lock held
+ */
 static void __dput_to_list(struct dcsim_dentry *p, struct dcsim_list_head *list)
 {
 	int32_t cnt;
@@ -155,9 +160,15 @@ static void __dput_to_list(struct dcsim_dentry *p, struct dcsim_list_head *list)
 		d_set_cnt(p, d_cnt(p) - 1);
 		return;
 	}
-	if (d_flags_read(p) & DCSIM_DCACHE_LRU_LIST)
-		d_lru_del(p);
 	cnt = d_cnt(p) - 1;
+	/*
+	 * 6.1 takes it off the LRU even if it stays busy; 6.8+, whose
+	 * __dentry_kill() only drops the parent's count, leaves a busy one
+	 * there (DCSIM_STRATEGY_LOCK_FOR_KILL).
+	 */
+	if ((d_flags_read(p) & DCSIM_DCACHE_LRU_LIST) &&
+	    (!cnt || !(p->d_cache->strategy->flags & DCSIM_STRATEGY_LOCK_FOR_KILL)))
+		d_lru_del(p);
 	d_set_cnt(p, cnt);
 	if (!cnt)
 		d_shrink_add(p, list);
@@ -269,7 +280,8 @@ unsigned long dcache_shrink_all(struct dcsim_cache *c)
  * models fs/dcache.c:select_collect() (and, with @victim, select_collect2())
  * under a d_walk(): @dir locked; visit every descendant pre-order, each
  * under its d_lock (parent -> child order, holding the path of ancestors).
- * Unused ones go to @dispose; everything else leaves the LRU.  *@found
+ * Unused ones go to @dispose; a busy one leaves the LRU (6.1; 6.8+ and
+ * the DCSIM_STRATEGY_LOCK_FOR_KILL strategies leave it there).  *@found
  * counts those still to be dealt with.  select_collect2 stops at the first
  * unused dentry on somebody else's shrink list, returned in *@victim under
  * rcu_read_lock() (the walk's locks are dropped on the way out).
@@ -299,7 +311,14 @@ static bool collect(struct dcsim_dentry *dir, struct dcsim_list_head *dispose, u
 		} else if (cnt < 0) {
 			(*found)++;		/* dying (retain's kill), not unlisted yet */
 		} else {
-			if (f & DCSIM_DCACHE_LRU_LIST)
+			/*
+			 * 6.1 takes a busy one off the LRU too (its next final
+			 * dput puts it back, unreferenced); 6.8+'s
+			 * select_collect() leaves it there (to_shrink_list()
+			 * only for count 0).
+			 */
+			if ((f & DCSIM_DCACHE_LRU_LIST) &&
+			    (!cnt || !(d->d_cache->strategy->flags & DCSIM_STRATEGY_LOCK_FOR_KILL)))
 				d_lru_del(d);
 			if (!cnt) {
 				d_shrink_add(d, dispose);

@@ -132,7 +132,7 @@ static bool replay(const struct pair *p, const struct trace *t, size_t *at, char
 		struct dcsim_cache_config cc = { .strategy = p->s[i], .hash_bits = 3 };
 		uint32_t root;
 
-		spec_init(&r[i]->spec, p->s[i]->retain_style);
+		spec_init_for(&r[i]->spec, p->s[i]);
 		root = spec_alloc_root(&r[i]->spec, "/");
 		r[i]->held[root] = 1;
 		r[i]->c = dcsim_cache_create(&cc);

@@ -88,8 +88,9 @@ struct dentry {
 	struct lockref d_lockref;
 	char __kc_gap2[__KC_GAP(d_lockref, d_lru)];
 	struct list_head d_lru;		/* LRU or shrink list */
-	struct hlist_node d_sib;	/* the parent's children */
 	struct hlist_head d_children;
+	char __kc_gap3[__KC_GAP(d_children, d_sib)];	/* the rest of dcsim's d_rcu */
+	struct hlist_node d_sib;	/* the parent's children */
 	struct inode *d_inode;		/* NULL: negative */
 	char __kc_tail[sizeof(struct dcsim_dentry) - sizeof(struct inode *) -
 		       __builtin_offsetof(struct dcsim_dentry, d_inode)];
@@ -201,6 +202,56 @@ static __always_inline int read_seqcount_retry(const unsigned int *s, unsigned i
 #define dentry_unlink_inode(kc_d) kc_dentry_unlink_inode_rcu(kc_dcsim(kc_d))
 #define dentry_unlist(kc_d)	kc_dentry_unlist(kc_dcsim(kc_d))
 #define cond_resched_tasks_rcu_qs()	do { } while (0)
+/*
+ * d_walk(), shrink_dcache_parent(), d_invalidate() and d_delete() (6.12)
+ * with what they name from include/linux/dcache.h, seqlock.h, sched.h
+ * and the mount code.  dcsim has no mounts, no cursors (DCACHE_MOUNTED and
+ * DCACHE_DENTRY_CURSOR are never set, so find_submount() finds nothing and
+ * detach_mounts() is never reached) and no rename: nothing writes
+ * rename_lock, so its sequence stays even and unchanged, and d_walk()'s
+ * need_seqretry() is always false (its locking second pass, seq odd, is
+ * never taken).
+ */
+#define DCACHE_CANT_MOUNT	0x00000100
+#define DCACHE_MOUNTED		0x00010000
+#define DCACHE_DENTRY_CURSOR	0x20000000
+#define read_seqbegin_or_lock(lock, seq)	BUG_ON(*(seq) & 1)
+#define need_seqretry(lock, seq)		0
+#define done_seqretry(lock, seq)		BUG_ON((seq) & 1)
+/* lockdep's annotations of d_walk()'s lock handover */
+#define spin_release(map, ip)		do { } while (0)
+#define spin_acquire(map, s, t, ip)	do { } while (0)
+/*
+ * No scheduler tick: need_resched() is never true.  cond_resched() occurs
+ * once in the extracted code, in shrink_dcache_parent(), right before
+ * "if (!data.found) break;": where the loop waits for what others must
+ * finish (dentries on their shrink lists, or dying).  It is dcsim's
+ * cpu_relax(), which tells the explorer that this thread waits, only when
+ * the loop goes on: the explorer takes a second cpu_relax() with no other
+ * thread's write in between for a thread blocked for good, which the last
+ * round (nothing found) would be; with no hint at all, PCT lets the
+ * walker starve the thread it waits for.  Naming data.found, it fails to
+ * compile anywhere else.
+ */
+#define need_resched()			0
+#define cond_resched()			do { if (data.found) cpu_relax(); } while (0)
+#define detach_mounts(victim)		BUG_ON(victim)
+
+static __always_inline struct dentry *d_first_child(const struct dentry *dentry)
+{
+	return hlist_entry_safe(dentry->d_children.first, struct dentry, d_sib);
+}
+
+static __always_inline bool d_mountpoint(const struct dentry *dentry)
+{
+	return dentry->d_flags & DCACHE_MOUNTED;
+}
+
+static __always_inline struct dentry *dget_dlock(struct dentry *dentry)
+{
+	dentry->d_lockref.count++;
+	return dentry;
+}
 #else
 /* 6.1: d_lock, i_lock if positive and the parent's d_lock held; drops them all. */
 #define __dentry_kill(kc_d)	kc_dentry_kill_61(kc_dcsim(kc_d))

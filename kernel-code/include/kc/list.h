@@ -41,6 +41,24 @@ struct hlist_head {
 #define container_of(ptr, type, member)						\
 	((type *)(void *)((char *)(ptr) - __builtin_offsetof(type, member)))
 #define list_entry(ptr, type, member)	container_of(ptr, type, member)
+
+/* The hlist walks of 6.8+'s d_walk() (plain reads, as the kernel's). */
+#define hlist_entry(ptr, type, member)	container_of(ptr, type, member)
+#define hlist_entry_safe(ptr, type, member) __extension__ ({			\
+	__typeof__(ptr) ____ptr = (ptr);					\
+	____ptr ? hlist_entry(____ptr, type, member) : NULL;			\
+})
+#define hlist_for_each_entry_from(pos, member)					\
+	for (; pos; pos = hlist_entry_safe((pos)->member.next, __typeof__(*(pos)), member))
+#define hlist_for_each_entry_continue(pos, member)				\
+	for (pos = hlist_entry_safe((pos)->member.next, __typeof__(*(pos)), member); \
+	     pos;								\
+	     pos = hlist_entry_safe((pos)->member.next, __typeof__(*(pos)), member))
+
+static __always_inline int hlist_empty(const struct hlist_head *h)
+{
+	return !READ_ONCE(h->first);
+}
 #define LIST_HEAD_INIT(name)		{ &(name), &(name) }
 #define LIST_HEAD(name)			struct list_head name = LIST_HEAD_INIT(name)
 
