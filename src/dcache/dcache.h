@@ -400,6 +400,7 @@ void dentry_unlist(struct dcsim_dentry *d, struct dcsim_dentry *parent);
 void dentry_free(struct dcsim_dentry *d);
 /* inode.c: a new stub inode (count 0, unlocked), NULL when out of memory */
 struct dcsim_inode *inode_alloc(void);
+void inode_free(struct dcsim_inode *inode);
 /* inode.c: d_inode and the type bits; @inode's i_lock and d_lock held */
 void __d_set_inode(struct dcsim_dentry *d, struct dcsim_inode *inode, uint32_t type);
 void dentry_unlink_inode(struct dcsim_dentry *d);

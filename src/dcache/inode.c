@@ -14,12 +14,13 @@
 
 #include "dcache.h"
 #include "rcu-internal.h"
+#include "slab.h"
 
 _Static_assert(sizeof(struct dcsim_inode) == DCSIM_CACHELINE, "an inode is one cache line");
 
 struct dcsim_inode *inode_alloc(void)
 {
-	struct dcsim_inode *inode = aligned_alloc(DCSIM_CACHELINE, sizeof(*inode));
+	struct dcsim_inode *inode = dcache_slab_alloc(DCACHE_SLAB_INODE);
 
 	if (inode) {
 		memset(inode, 0, sizeof(*inode));
@@ -30,9 +31,15 @@ struct dcsim_inode *inode_alloc(void)
 	return inode;
 }
 
+/* An inode nobody else can reach: never published, or after its grace period. */
+void inode_free(struct dcsim_inode *inode)
+{
+	dcache_slab_free(DCACHE_SLAB_INODE, inode);
+}
+
 static void inode_free_rcu(struct dcsim_rcu_head *head)
 {
-	free(dcsim_container_of(head, struct dcsim_inode, i_rcu));
+	inode_free(dcsim_container_of(head, struct dcsim_inode, i_rcu));
 }
 
 /* models d_instantiate()'s __d_set_inode_and_type(): i_lock and d_lock held */
@@ -183,7 +190,7 @@ int dcsim_d_instantiate(struct dcsim_dentry *d)
 		/* unreferenced, unhashed or positive: nothing changes */
 		d_unlock(d);
 		dcsim_spin_unlock(&inode->i_lock);
-		free(inode);
+		inode_free(inode);
 		return -EINVAL;
 	}
 	__d_instantiate(d, inode, DCSIM_DCACHE_REGULAR_TYPE);
