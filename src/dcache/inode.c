@@ -26,7 +26,7 @@ struct dcsim_inode *inode_alloc(void)
 		memset(inode, 0, sizeof(*inode));
 		dcsim_spin_lock_init(&inode->i_lock);
 		inode->i_magic = DCACHE_INODE_MAGIC;
-		dcsim_spin_lock_init(&inode->i_rwsem);
+		dcsim_rwsem_init(&inode->i_rwsem);
 	}
 	return inode;
 }
@@ -143,7 +143,7 @@ int dcsim_inode_lock(struct dcsim_dentry *dir)
 	inode = dir_inode(dir);
 	if (WARN_ON_ONCE(!inode || d_cnt(dir) <= 0))
 		return -EINVAL;		/* negative or unreferenced: no i_rwsem */
-	dcsim_spin_lock(&inode->i_rwsem);
+	dcsim_down_write(&inode->i_rwsem);
 	return 0;
 }
 
@@ -158,7 +158,7 @@ void dcsim_inode_unlock(struct dcsim_dentry *dir)
 	/* Unlinked while locked (only its holder could): the lock went with it. */
 	if (WARN_ON_ONCE(!inode))
 		return;
-	dcsim_spin_unlock(&inode->i_rwsem);	/* warns itself if not held */
+	dcsim_up_write(&inode->i_rwsem);	/* warns itself if not held */
 }
 
 /*
@@ -178,7 +178,7 @@ int dcsim_d_instantiate(struct dcsim_dentry *d)
 	 * it (see dir_inode()); no rename in the model, so d_parent is fixed.
 	 */
 	dir = IS_ROOT(d) ? NULL : dir_inode(READ_ONCE(d->d_parent));
-	if (WARN_ON_ONCE(!dir || !dcsim_spin_is_locked(&dir->i_rwsem)))
+	if (WARN_ON_ONCE(!dir || !dcsim_rwsem_is_locked(&dir->i_rwsem)))
 		return -EINVAL;		/* a root, or the create lock not held */
 	inode = inode_alloc();
 	if (!inode)
