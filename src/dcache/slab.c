@@ -70,11 +70,6 @@ static const size_t slab_size[DCACHE_SLAB_NR] = {
 	[DCACHE_SLAB_INODE] = sizeof(struct dcsim_inode),
 };
 
-static const char *const slab_name[DCACHE_SLAB_NR] = {
-	[DCACHE_SLAB_DENTRY] = "dentry",
-	[DCACHE_SLAB_INODE] = "inode",
-};
-
 static void *object_new(enum dcache_slab_id id)
 {
 	void *obj = aligned_alloc(DCSIM_CACHELINE, slab_size[id]);
@@ -106,6 +101,11 @@ void dcache_slab_cache_put(void)
 }
 
 #else
+
+static const char *const slab_name[DCACHE_SLAB_NR] = {
+	[DCACHE_SLAB_DENTRY] = "dentry",
+	[DCACHE_SLAB_INODE] = "inode",
+};
 
 struct magazine {
 	struct magazine *next;		/* in a depot */
@@ -316,7 +316,11 @@ static void thread_mags_release(struct slab_tls *tls)
 /* pthread key destructor: a thread that made magazines exits. */
 static void slab_thread_exit(void *arg)
 {
-	thread_mags_release(arg);
+	struct slab_tls *tls = arg;
+
+	thread_mags_release(tls);
+	/* A later key destructor that frees again registers anew. */
+	tls->key_set = false;
 }
 
 /* Give every depot's magazines and objects back to malloc. */
