@@ -179,9 +179,10 @@ static void object_check_poison(enum dcache_slab_id id, void *obj)
 		return;
 	for (size_t i = 0; i < slab_size[id]; i++) {
 		if (p[i] != SLAB_POISON) {
-			fprintf(stderr, "dcsim: slab %s: object %p written after free "
-				"(byte %zu is 0x%02x, not 0x%02x)\n",
-				slab_name[id], obj, i, p[i], SLAB_POISON);
+			if (!dcsim_warn_quiet())
+				fprintf(stderr, "dcsim: slab %s: object %p written after "
+					"free (byte %zu is 0x%02x, not 0x%02x)\n",
+					slab_name[id], obj, i, p[i], SLAB_POISON);
 			WARN_ON_ONCE(1);
 			return;
 		}
