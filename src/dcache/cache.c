@@ -56,6 +56,7 @@
 #include "dcache.h"
 #include "kernel-code.h"
 #include "rcu-internal.h"
+#include "slab.h"
 
 _Static_assert(sizeof(struct dcsim_dentry) <= 192, "struct dcsim_dentry must fit 192 bytes");
 #if defined(__x86_64__)
@@ -174,6 +175,7 @@ struct dcsim_cache *(dcsim_cache_create)(const struct dcsim_cache_config *cfg)
 	dlist_init(&c->lru);
 	dcsim_spin_lock_init(&c->roots_lock);
 	c->roots = NULL;
+	dcache_slab_cache_get();
 	/* Publish the initialised cache before anyone can see the pointer. */
 	smp_store_release(&c->magic, DCACHE_MAGIC_ALIVE);
 	return c;
@@ -261,6 +263,7 @@ void dcsim_cache_destroy(struct dcsim_cache *c)
 		free(c->hash);
 		c->hash = NULL;
 	}
+	dcache_slab_cache_put();
 	pthread_mutex_lock(&graveyard_lock);
 	c->grave_next = graveyard;
 	graveyard = c;
@@ -309,11 +312,9 @@ static struct dcsim_dentry *__d_alloc(struct dcsim_cache *c, const char *name, b
 		errno = EINVAL;
 		return NULL;
 	}
-	d = aligned_alloc(DCSIM_CACHELINE, sizeof(*d));
-	if (!d) {
-		errno = ENOMEM;
+	d = dcache_slab_alloc(DCACHE_SLAB_DENTRY);
+	if (!d)
 		return NULL;
-	}
 	memset(d, 0, sizeof(*d));
 	if (len < DCSIM_DNAME_INLINE_LEN) {
 		memcpy(d->d_iname, name, len + 1);
@@ -322,7 +323,7 @@ static struct dcsim_dentry *__d_alloc(struct dcsim_cache *c, const char *name, b
 		char *ext = malloc(len + 1);
 
 		if (!ext) {
-			free(d);
+			dcache_slab_free(DCACHE_SLAB_DENTRY, d);
 			errno = ENOMEM;
 			return NULL;
 		}
@@ -352,7 +353,7 @@ struct dcsim_dentry *dcsim_d_alloc_root(struct dcsim_cache *c, const char *name)
 	if (!inode) {
 		if (d->d_name != (const char *)d->d_iname)
 			free((void *)d->d_name);
-		free(d);
+		dcache_slab_free(DCACHE_SLAB_DENTRY, d);
 		dstat_add(c, DCSIM_CS_NR_DENTRY, -1);
 		errno = ENOMEM;
 		return NULL;
@@ -389,7 +390,7 @@ struct dcsim_dentry *dcsim_d_alloc(struct dcsim_dentry *parent, const char *name
 		if (d->d_name != (const char *)d->d_iname)
 			free((void *)d->d_name);
 		dstat_add(parent->d_cache, DCSIM_CS_NR_DENTRY, -1);
-		free(d);
+		dcache_slab_free(DCACHE_SLAB_DENTRY, d);
 		errno = EINVAL;
 		return NULL;
 	}
@@ -489,7 +490,7 @@ void dcsim_d_add(struct dcsim_dentry *d, bool positive)
 		d_unlock(d);
 		if (inode) {
 			dcsim_spin_unlock(&inode->i_lock);
-			free(inode);
+			inode_free(inode);
 		}
 		return;
 	}

@@ -20,6 +20,7 @@
 #include <dcsim/strategy.h>
 
 #include "../internal.h"
+#include "../rwsem.h"
 #include "../thread.h"
 #include "cover.h"
 
@@ -96,16 +97,15 @@ struct dcsim_inode {
 	 * when its children are: creators in different directories write
 	 * different lines.
 	 *
-	 * The model's ticket spinlock rather than a pthread rwlock: each of
-	 * its accesses is a schedule point of the check build, so the
-	 * explorer can interleave two creators (a pthread lock would block a
-	 * logical thread behind the explorer, which runs one at a time);
-	 * nobody takes it shared (lookups are lockless, and the kernel's
-	 * shared holders, lookup_slow(), create when they miss); and a waiter
-	 * yields its CPU after a short spin (dcsim_spin_lock()), so a
-	 * preempted holder costs yields, not a time slice of spinning.
+	 * A sleeping lock (src/rwsem.h): a short spin, then a futex sleep,
+	 * as the kernel's rwsem writer spins briefly and then sleeps; nobody
+	 * takes it shared (lookups are lockless, and the kernel's shared
+	 * holders, lookup_slow(), create when they miss).  In the check build
+	 * it is the ticket spinlock, each access a schedule point, so the
+	 * explorer still interleaves two creators (a futex wait would block a
+	 * logical thread behind the explorer, which runs one at a time).
 	 */
-	dcsim_spinlock_t i_rwsem;
+	dcsim_rwsem_t i_rwsem;
 	uint32_t i_magic;		/* DCACHE_INODE_MAGIC */
 } dcsim_cacheline_aligned;
 
@@ -423,6 +423,7 @@ void dentry_unlist(struct dcsim_dentry *d, struct dcsim_dentry *parent);
 void dentry_free(struct dcsim_dentry *d);
 /* inode.c: a new stub inode (count 0, unlocked), NULL when out of memory */
 struct dcsim_inode *inode_alloc(void);
+void inode_free(struct dcsim_inode *inode);
 /* inode.c: d_inode and the type bits; @inode's i_lock and d_lock held */
 void __d_set_inode(struct dcsim_dentry *d, struct dcsim_inode *inode, uint32_t type);
 void dentry_unlink_inode(struct dcsim_dentry *d);

@@ -14,25 +14,32 @@
 
 #include "dcache.h"
 #include "rcu-internal.h"
+#include "slab.h"
 
 _Static_assert(sizeof(struct dcsim_inode) == DCSIM_CACHELINE, "an inode is one cache line");
 
 struct dcsim_inode *inode_alloc(void)
 {
-	struct dcsim_inode *inode = aligned_alloc(DCSIM_CACHELINE, sizeof(*inode));
+	struct dcsim_inode *inode = dcache_slab_alloc(DCACHE_SLAB_INODE);
 
 	if (inode) {
 		memset(inode, 0, sizeof(*inode));
 		dcsim_spin_lock_init(&inode->i_lock);
 		inode->i_magic = DCACHE_INODE_MAGIC;
-		dcsim_spin_lock_init(&inode->i_rwsem);
+		dcsim_rwsem_init(&inode->i_rwsem);
 	}
 	return inode;
 }
 
+/* An inode nobody else can reach: never published, or after its grace period. */
+void inode_free(struct dcsim_inode *inode)
+{
+	dcache_slab_free(DCACHE_SLAB_INODE, inode);
+}
+
 static void inode_free_rcu(struct dcsim_rcu_head *head)
 {
-	free(dcsim_container_of(head, struct dcsim_inode, i_rcu));
+	inode_free(dcsim_container_of(head, struct dcsim_inode, i_rcu));
 }
 
 /*
@@ -158,7 +165,7 @@ int dcsim_inode_lock(struct dcsim_dentry *dir)
 	inode = dir_inode(dir);
 	if (WARN_ON_ONCE(!inode || d_cnt(dir) <= 0))
 		return -EINVAL;		/* negative or unreferenced: no i_rwsem */
-	dcsim_spin_lock(&inode->i_rwsem);
+	dcsim_down_write(&inode->i_rwsem);
 	return 0;
 }
 
@@ -173,7 +180,7 @@ void dcsim_inode_unlock(struct dcsim_dentry *dir)
 	/* Unlinked while locked (only its holder could): the lock went with it. */
 	if (WARN_ON_ONCE(!inode))
 		return;
-	dcsim_spin_unlock(&inode->i_rwsem);	/* warns itself if not held */
+	dcsim_up_write(&inode->i_rwsem);	/* warns itself if not held */
 }
 
 /*
@@ -193,7 +200,7 @@ int dcsim_d_instantiate(struct dcsim_dentry *d)
 	 * it (see dir_inode()); no rename in the model, so d_parent is fixed.
 	 */
 	dir = IS_ROOT(d) ? NULL : dir_inode(READ_ONCE(d->d_parent));
-	if (WARN_ON_ONCE(!dir || !dcsim_spin_is_locked(&dir->i_rwsem)))
+	if (WARN_ON_ONCE(!dir || !dcsim_rwsem_is_locked(&dir->i_rwsem)))
 		return -EINVAL;		/* a root, or the create lock not held */
 	inode = inode_alloc();
 	if (!inode)
@@ -205,7 +212,7 @@ int dcsim_d_instantiate(struct dcsim_dentry *d)
 		/* unreferenced, unhashed or positive: nothing changes */
 		d_unlock(d);
 		dcsim_spin_unlock(&inode->i_lock);
-		free(inode);
+		inode_free(inode);
 		return -EINVAL;
 	}
 	__d_instantiate(d, inode, DCSIM_DCACHE_REGULAR_TYPE);

@@ -12,6 +12,7 @@
 
 #include "dcache.h"
 #include "rcu-internal.h"
+#include "slab.h"
 
 /* ---- unlisting and freeing ---- */
 
@@ -42,7 +43,7 @@ static void __d_free(struct dcsim_rcu_head *head)
 		free((void *)d->d_name);
 	/* Poison: a use after the grace period reads a dead, freed dentry. */
 	memset(d, 0x6b, __builtin_offsetof(struct dcsim_dentry, d_lockref));
-	free(d);
+	dcache_slab_free(DCACHE_SLAB_DENTRY, d);
 }
 
 /*

@@ -746,6 +746,9 @@ static void case_create_in_place(const struct dcsim_dput_strategy *s)
 	dcsim_inode_unlock(dir);
 	dcsim_inode_unlock(dir);				/* not held */
 	assert_int_equal(dcsim_warn_count(), w + 5);
+	assert_int_equal(dcsim_inode_lock(dir), 0);		/* the refusal broke nothing */
+	dcsim_inode_unlock(dir);
+	assert_int_equal(dcsim_warn_count(), w + 5);
 	dcsim_d_add(u, false);					/* a hashed negative */
 	assert_int_equal(dcsim_inode_lock(u), -EINVAL);	/* negative: no i_rwsem */
 	assert_int_equal(dcsim_warn_count(), w + 6);
