@@ -11,7 +11,8 @@ must go down (or sideways within a layer), never up.
 
 The layers, bottom up (docs/design.md, "Layers"):
 
-    util             src/rng.h: header-only helpers with no project include
+    util             src/rng.h, src/report.h: header-only helpers with no
+                     project include
     public-base      the primitives' public headers (<dcsim/atomic.h> ...)
     primitives       src/*.c, src/*.h: spinlock, lockref, HTM, RCU, threads
     public-model     <dcsim/dentry.h>, <dcsim/cache.h>, <dcsim/strategy.h>,
@@ -43,7 +44,7 @@ import tempfile
 
 # (layer, path patterns relative to the source root); first match wins.
 LAYERS = [
-    ("util", ["src/rng.h"]),
+    ("util", ["src/rng.h", "src/report.h"]),
     ("public-base", ["include/dcsim/atomic.h", "include/dcsim/compiler.h",
                      "include/dcsim/config.h", "include/dcsim/flavour.h",
                      "include/dcsim/htm.h", "include/dcsim/spinlock.h",

@@ -8,11 +8,11 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../report.h"
 #include "postcond.h"
 
 const char *postcond_call_name(enum postcond_call call)
@@ -105,34 +105,6 @@ static bool below(const struct dcsim_cache_snapshot *snap, const struct dcsim_de
 		st = find(snap, st->parent_id);
 	}
 	return false;
-}
-
-struct report {
-	char *buf;
-	size_t len, used;
-	unsigned int nr;
-};
-
-static void __attribute__((format(printf, 2, 3))) report(struct report *r, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	r->nr++;
-	if (!r->len || r->used + 1 >= r->len)
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(r->buf + r->used, r->len - r->used, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	r->used += (size_t)n;
-	if (r->used + 1 < r->len) {
-		r->buf[r->used++] = '\n';
-		r->buf[r->used] = '\0';
-	} else {
-		r->used = r->len - 1;
-	}
 }
 
 unsigned int postcond_check(struct postcond *pc, struct dcsim_cache *c,

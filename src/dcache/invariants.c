@@ -8,11 +8,11 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../report.h"
 #include "dcache.h"
 
 struct dvec {
@@ -196,35 +196,6 @@ void dcsim_dentry_state_format(const struct dcsim_dentry_state *st, char *buf, s
 		 st->flags & (DCSIM_DCACHE_DISCONNECTED | DCSIM_DCACHE_DONTCACHE) ? " NOCACHE" : "",
 		 (st->flags & DCSIM_DCACHE_ENTRY_TYPE) ? " pos" : " neg",
 		 st->hashed ? "hashed" : "unhashed", st->lru_pos, st->dead ? " DEAD" : "");
-}
-
-/* A bounded report: appends one line per call, counts all of them. */
-struct report {
-	char *buf;
-	size_t len, used;
-	unsigned int nr;
-};
-
-static void __attribute__((format(printf, 2, 3))) report(struct report *r, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	r->nr++;
-	if (!r->len || r->used + 1 >= r->len)
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(r->buf + r->used, r->len - r->used, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	r->used += (size_t)n;
-	if (r->used + 1 < r->len) {
-		r->buf[r->used++] = '\n';
-		r->buf[r->used] = '\0';
-	} else {
-		r->used = r->len - 1;
-	}
 }
 
 static bool dentry_state_equal(const struct dcsim_dentry_state *p,
