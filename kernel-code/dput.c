@@ -36,6 +36,17 @@
 #define shrink_dcache_parent	__KC_VCAT(KC_VARIANT, shrink_dcache_parent)
 #define d_invalidate		__KC_VCAT(KC_VARIANT, d_invalidate)
 
+#ifdef KC_HAVE_D_DELETE
+struct dentry;
+/*
+ * d_delete() cannot be renamed like the others: the same name is the
+ * ->d_delete member of struct dentry_operations, which retain_dentry()
+ * calls.  Declared static first, its definition (no storage class) takes
+ * internal linkage (C11 6.2.2), so the variants do not collide either.
+ */
+static void d_delete(struct dentry *dentry);
+#endif
+
 #include KC_SOURCE
 
 void KC_ENTRY(struct dcsim_dentry *d);
@@ -47,10 +58,11 @@ void KC_ENTRY(struct dcsim_dentry *d)
 
 /*
  * The ops table (src/dcache/kernel-code.h): dcsim_prune(),
- * dcsim_shrink_all(), dcsim_dget_parent() and (KC_HAVE_D_INVALIDATE, from
- * the tree table's cflags line) dcsim_d_invalidate() of a cache of this
- * variant run the tree's own prune_dcache_sb(), shrink_dcache_sb(),
- * dget_parent() and d_invalidate().  The kernel's shrinkers return what
+ * dcsim_shrink_all(), dcsim_dget_parent() and (KC_HAVE_D_INVALIDATE and
+ * KC_HAVE_D_DELETE, from the tree table's cflags line)
+ * dcsim_d_invalidate() and dcsim_d_delete() of a cache of this variant
+ * run the tree's own prune_dcache_sb(), shrink_dcache_sb(),
+ * dget_parent(), d_invalidate() and d_delete().  The kernel's shrinkers return what
  * they isolated (or nothing); dcsim's API returns the dentries killed,
  * counted by the kill glue (kc_kills()) on this thread.
  */
@@ -84,12 +96,29 @@ static void kc_d_invalidate(struct dcsim_dentry *d)
 }
 #endif
 
+#ifdef KC_HAVE_D_DELETE
+/*
+ * d_delete() on a positive @d the caller holds a reference on
+ * (dcsim_d_delete() sends the rest to the model): the kernel reads
+ * d_inode before any lock, which that reference keeps non-NULL (only a
+ * d_delete() that sees count 1, its caller's own reference alone, makes
+ * a dentry negative).
+ */
+static void kc_d_delete(struct dcsim_dentry *d)
+{
+	d_delete((struct dentry *)(void *)d);
+}
+#endif
+
 const struct dcsim_dcache_ops KC_OPS = {
 	.prune = kc_prune,
 	.shrink_all = kc_shrink_all,
 	.get_parent = kc_dget_parent,
 #ifdef KC_HAVE_D_INVALIDATE
 	.invalidate = kc_d_invalidate,
+#endif
+#ifdef KC_HAVE_D_DELETE
+	.d_delete = kc_d_delete,
 #endif
 };
 
@@ -105,6 +134,9 @@ static const struct kc_func funcs[] = {
 	{ "(entry)", (const void *)kc_dget_parent, KC_SOURCE },
 #ifdef KC_HAVE_D_INVALIDATE
 	{ "(entry)", (const void *)kc_d_invalidate, KC_SOURCE },
+#endif
+#ifdef KC_HAVE_D_DELETE
+	{ "(entry)", (const void *)kc_d_delete, KC_SOURCE },
 #endif
 };
 #undef KC_FUNC

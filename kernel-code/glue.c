@@ -13,8 +13,9 @@
  *
  * Each brings its tree's shrinker and dget_parent() too (.ops, built in
  * dput.c per variant): a cache of one of them runs the kernel's code for
- * dcsim_prune(), dcsim_shrink_all() and dcsim_dget_parent(), and the 6.12
- * ones for dcsim_d_invalidate() (d_walk() and shrink_dcache_parent()).
+ * dcsim_prune(), dcsim_shrink_all(), dcsim_dget_parent() and (a positive
+ * dentry) dcsim_d_delete(), and the 6.12 ones for dcsim_d_invalidate()
+ * (d_walk() and shrink_dcache_parent()).
  *
  * Compiled with -DKC_PLUGIN by kernel-code/kpatch.py (dcsim-check
  * --kernel-patch), it keeps the runtime parts and registers the one

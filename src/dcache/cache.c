@@ -572,14 +572,13 @@ void dcsim_d_drop(struct dcsim_dentry *d)
 /*
  * models fs/dcache.c:d_delete(): i_lock, then d_lock (the inode lock comes
  * first); the only user unlinks the inode (the dentry goes negative),
- * otherwise it is unhashed.
+ * otherwise it is unhashed.  Unlike the kernel's, it takes a negative or
+ * unreferenced dentry too (looked at again under the locks).
  */
-void dcsim_d_delete(struct dcsim_dentry *d)
+static void dcache_d_delete(struct dcsim_dentry *d)
 {
 	struct dcsim_inode *inode;
 
-	if (WARN_ON_ONCE(!dcache_alive(d->d_cache)))
-		return;
 	dcsim_rcu_read_lock();
 	for (;;) {
 		inode = READ_ONCE(d->d_inode);
@@ -604,6 +603,29 @@ void dcsim_d_delete(struct dcsim_dentry *d)
 	d_unlock(d);
 	if (inode)
 		dcsim_spin_unlock(&inode->i_lock);
+}
+
+void dcsim_d_delete(struct dcsim_dentry *d)
+{
+	struct dcsim_cache *c = d->d_cache;
+
+	if (WARN_ON_ONCE(!dcache_alive(c)))
+		return;
+	/*
+	 * The kernel's d_delete() (a kernel-code strategy's) reads d_inode
+	 * with no lock and takes its i_lock: it wants a positive dentry the
+	 * caller holds a reference on.  Both lockless reads are safe to act
+	 * on for such a caller: its reference keeps the count above 0, and
+	 * the dentry positive (only a d_delete() that sees count 1, its own
+	 * caller's reference alone, makes it negative).  A negative or
+	 * unused dentry goes to the model's own d_delete(), which looks again
+	 * under the locks and behaves as it did before the kernel's code ran
+	 * here.
+	 */
+	if (c->ops && c->ops->d_delete && d_cnt(d) > 0 && READ_ONCE(d->d_inode))
+		c->ops->d_delete(d);
+	else
+		dcache_d_delete(d);
 }
 
 /* ---- lookup and references ---------------------------------------------- */

@@ -34,6 +34,11 @@ struct dcsim_dcache_ops {
 	struct dcsim_dentry *(*get_parent)(struct dcsim_dentry *dentry);
 	/* d_invalidate() */
 	void (*invalidate)(struct dcsim_dentry *dentry);
+	/*
+	 * d_delete(): only for a positive @dentry the caller holds a
+	 * reference on (dcsim_d_delete() keeps the rest in the model)
+	 */
+	void (*d_delete)(struct dcsim_dentry *dentry);
 };
 
 /*

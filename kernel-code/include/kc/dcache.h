@@ -255,6 +255,10 @@ static __always_inline struct dentry *dget_dlock(struct dentry *dentry)
 #else
 /* 6.1: d_lock, i_lock if positive and the parent's d_lock held; drops them all. */
 #define __dentry_kill(kc_d)	kc_dentry_kill_61(kc_dcsim(kc_d))
+/* d_delete(): d_lock (and i_lock for the second) held, as in 6.12 above */
+#define __d_drop(kc_d)		dcsim_kc___d_drop(kc_dcsim(kc_d))
+#define dentry_unlink_inode(kc_d) kc_dentry_unlink_inode(kc_dcsim(kc_d))
+#define DCACHE_CANT_MOUNT	0x00000100
 #endif
 
 /* Patch 0003's counters, as built with CONFIG_DCACHE_HTM_STATS=n. */

@@ -78,6 +78,22 @@ KC_GLUE_FN void kc_dentry_unlink_inode_rcu(struct dcsim_dentry *d)
 	kc_spin_unlock_rcu(i_lock);
 }
 
+/*
+ * The same for a tree whose locks are not RCU readers (6.1): the reader
+ * the kernel's held i_lock would be opens here, before the inode's last
+ * alias can hand it to call_rcu(), and closes after i_lock is dropped.
+ */
+KC_GLUE_FN void kc_dentry_unlink_inode(struct dcsim_dentry *d)
+{
+	dcsim_spinlock_t *i_lock = (dcsim_spinlock_t *)(void *)DCSIM_READ_ONCE(d->d_inode);
+
+	dcsim_rcu_read_lock();
+	dcsim_kc_dentry_clear_inode(d);
+	kc_spin_unlock(&d->d_lockref.lock);
+	kc_spin_unlock(i_lock);
+	dcsim_rcu_read_unlock();
+}
+
 /* 6.1's __dentry_kill() is dcsim's (src/dcache/kernel-code.c); one per kill (kc_kills()). */
 KC_GLUE_FN void kc_dentry_kill_61(struct dcsim_dentry *d)
 {

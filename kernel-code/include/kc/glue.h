@@ -52,6 +52,7 @@ void kc_spin_lock_rcu(dcsim_spinlock_t *l);
 bool kc_spin_trylock_rcu(dcsim_spinlock_t *l);
 void kc_spin_unlock_rcu(dcsim_spinlock_t *l);
 void kc_dentry_unlink_inode_rcu(struct dcsim_dentry *d);
+void kc_dentry_unlink_inode(struct dcsim_dentry *d);
 void kc_dentry_unlist(struct dcsim_dentry *d);
 void kc_dentry_kill_61(struct dcsim_dentry *d);
 void kc_smp_rmb(void);
