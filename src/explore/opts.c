@@ -48,17 +48,14 @@ const char *dcsim_explore_sched_name(enum dcsim_explore_sched sched)
 
 int dcsim_explore_sched_parse(const char *name, enum dcsim_explore_sched *out)
 {
-	if (!name)
-		return -EINVAL;
-	if (!strcmp(name, "fair"))
-		*out = DCSIM_EXPLORE_SCHED_FAIR;
-	else if (!strcmp(name, "strict"))
-		*out = DCSIM_EXPLORE_SCHED_STRICT;
-	else if (!strcmp(name, "rt"))
-		*out = DCSIM_EXPLORE_SCHED_RT;
-	else
-		return -EINVAL;
-	return 0;
+	/* The names are dcsim_explore_sched_name()'s: one table for both ways. */
+	for (int s = DCSIM_EXPLORE_SCHED_FAIR; name && s <= DCSIM_EXPLORE_SCHED_RT; s++) {
+		if (!strcmp(name, dcsim_explore_sched_name((enum dcsim_explore_sched)s))) {
+			*out = (enum dcsim_explore_sched)s;
+			return 0;
+		}
+	}
+	return -EINVAL;
 }
 
 static unsigned long env_ulong(const char *name, unsigned long def)
