@@ -45,9 +45,13 @@
 
 #include "internal.h"
 
-/* Decisions whose signature the table can index in one execution. */
-#define LASSO_TAB_SHIFT	18
-#define LASSO_TAB_MAX	((1u << LASSO_TAB_SHIFT) * 3 / 4)
+/*
+ * The table of signatures starts small (an execution is a few hundred
+ * decisions, and a big table costs a cache miss a decision) and doubles
+ * when 3/4 full, up to the decisions that max_steps allows by default.
+ */
+#define LASSO_TAB_SHIFT0	10
+#define LASSO_TAB_SHIFT_MAX	19
 /* Distinct locations written in one execution that the memory hash follows. */
 #define LASSO_MEM_SHIFT	13
 #define LASSO_MEM_MAX	((1u << LASSO_MEM_SHIFT) * 3 / 4)
@@ -78,7 +82,7 @@ static struct {
 	bool off;			/* for this execution */
 	uint32_t gen;
 	uint64_t mem;			/* XOR of the locations' parts */
-	unsigned int nlocs, nlocks, nsigs, tries;
+	unsigned int nlocs, nlocks, nsigs, tries, tab_shift;
 	unsigned long demoted;		/* PCT threads demoted, all executions */
 	struct lasso_slot *tab;
 	struct lasso_loc *locs, *locks;
@@ -112,7 +116,8 @@ void lasso_exec_begin(void)
 	lz.what[0] = '\0';
 	if (lz.off || lz.tab)
 		return;
-	lz.tab = calloc(1u << LASSO_TAB_SHIFT, sizeof(*lz.tab));
+	lz.tab_shift = LASSO_TAB_SHIFT0;
+	lz.tab = calloc(1u << lz.tab_shift, sizeof(*lz.tab));
 	lz.locs = calloc(1u << LASSO_MEM_SHIFT, sizeof(*lz.locs));
 	lz.locks = calloc(1u << LASSO_LOCK_SHIFT, sizeof(*lz.locks));
 	if (!lz.tab || !lz.locs || !lz.locks) {
@@ -261,6 +266,36 @@ static void grow(size_t n)
 	lz.en = xrealloc(lz.en, lz.cap * sizeof(*lz.en));
 }
 
+/* The slot of @sig in @tab, or the free one where it would go. */
+static struct lasso_slot *slot_of(struct lasso_slot *tab, unsigned int shift, uint64_t sig)
+{
+	unsigned int i = (unsigned int)(sig >> (64 - shift));
+
+	for (;; i = (i + 1) & ((1u << shift) - 1))
+		if (tab[i].gen != lz.gen || tab[i].sig == sig)
+			return &tab[i];
+}
+
+/* Double the table, keeping this execution's entries.  Return: false if at its limit. */
+static bool tab_grow(void)
+{
+	unsigned int shift = lz.tab_shift + 1;
+	struct lasso_slot *tab;
+
+	if (shift > LASSO_TAB_SHIFT_MAX)
+		return false;
+	tab = calloc(1u << shift, sizeof(*tab));
+	if (!tab)
+		return false;
+	for (unsigned int i = 0; i < 1u << lz.tab_shift; i++)
+		if (lz.tab[i].gen == lz.gen)
+			*slot_of(tab, shift, lz.tab[i].sig) = lz.tab[i];
+	free(lz.tab);
+	lz.tab = tab;
+	lz.tab_shift = shift;
+	return true;
+}
+
 /*
  * Note @sig at decision @d.  Return: the decision at which it was seen
  * before, if that was as many decisions before the time before that (it
@@ -269,29 +304,27 @@ static void grow(size_t n)
  */
 static long seen(uint64_t sig, size_t d)
 {
-	unsigned int i = (unsigned int)(sig >> (64 - LASSO_TAB_SHIFT));
+	struct lasso_slot *s = slot_of(lz.tab, lz.tab_shift, sig);
 
-	for (;;) {
-		struct lasso_slot *s = &lz.tab[i];
-
-		if (s->gen != lz.gen) {
-			if (++lz.nsigs > LASSO_TAB_MAX) {
+	if (s->gen != lz.gen) {
+		if (++lz.nsigs > (3u << lz.tab_shift) / 4) {
+			if (!tab_grow()) {
 				lz.off = true;
 				return -1;
 			}
-			*s = (struct lasso_slot){ .sig = sig, .dec = (uint32_t)d, .gen = lz.gen };
-			return -1;
+			s = slot_of(lz.tab, lz.tab_shift, sig);
 		}
-		if (s->sig == sig) {
-			long prev = s->dec;
-			uint32_t period = (uint32_t)(d - prev);
+		*s = (struct lasso_slot){ .sig = sig, .dec = (uint32_t)d, .gen = lz.gen };
+		return -1;
+	}
+	{
+		long prev = s->dec;
+		uint32_t period = (uint32_t)(d - prev);
 
-			s->again = period == s->period ? s->again + 1 : 0;
-			s->period = period;
-			s->dec = (uint32_t)d;
-			return s->again ? prev : -1;
-		}
-		i = (i + 1) & ((1u << LASSO_TAB_SHIFT) - 1);
+		s->again = period == s->period ? s->again + 1 : 0;
+		s->period = period;
+		s->dec = (uint32_t)d;
+		return s->again ? prev : -1;
 	}
 }
 
