@@ -341,23 +341,29 @@ static void check_unlink_alias(const struct dscn *s, const struct dcsim_cache_sn
 }
 
 /*
- * f and f2 name one inode; f cached, unused, on the LRU and not
- * REFERENCED (the prune takes it), T2 holds f2.
+ * f and f2 name one inode in d; f cached, unused, on the LRU and not
+ * REFERENCED (a prune takes it).  Return: f2, held, or NULL.
  */
-static void build_prune_delete_alias(struct dscn *s)
+static struct dcsim_dentry *prunable_alias(struct dscn *s)
 {
 	struct dcsim_dentry *f = dscn_mk(s, s->dir, "f", NULL);
 	struct dcsim_dentry *f2 = f ? dcsim_d_alloc(s->dir, "f2") : NULL;
 
 	if (!f2 || dcsim_d_add_link(f2, f)) {
 		s->broken = true;
-		return;
+		return NULL;
 	}
 	s->id_f = dcsim_d_id(f);
 	s->id_g = dcsim_d_id(f2);
 	warm(s, s->dir, f, "f");
 	dcsim_prune(s->cache, 1);	/* rotated: no longer REFERENCED */
-	s->slot[2][1] = f2;
+	return f2;
+}
+
+/* f and f2 as above; T2 holds f2. */
+static void build_prune_delete_alias(struct dscn *s)
+{
+	s->slot[2][1] = prunable_alias(s);
 }
 
 /* p cached, unused, childless, not REFERENCED. */
@@ -493,23 +499,16 @@ static void build_invalidate_cascade(struct dscn *s)
 }
 
 /*
- * f and f2 name one inode in d; f cached, unused, on the LRU and not
- * REFERENCED; f2 unhashed (its final put kills it), held by T1.
+ * f and f2 as for prune-delete-alias; f2 unhashed (its final put kills
+ * it in every era), held by T1.
  */
 static void build_prune_put_alias(struct dscn *s)
 {
-	struct dcsim_dentry *f = dscn_mk(s, s->dir, "f", NULL);
-	struct dcsim_dentry *f2 = f ? dcsim_d_alloc(s->dir, "f2") : NULL;
+	struct dcsim_dentry *f2 = prunable_alias(s);
 
-	if (!f2 || dcsim_d_add_link(f2, f)) {
-		s->broken = true;
+	if (!f2)
 		return;
-	}
-	s->id_f = dcsim_d_id(f);
-	s->id_g = dcsim_d_id(f2);
-	warm(s, s->dir, f, "f");
-	dcsim_prune(s->cache, 1);	/* rotated: no longer REFERENCED */
-	dcsim_d_drop(f2);		/* unhashed: its final put kills it, in every era */
+	dcsim_d_drop(f2);
 	s->slot[1][1] = f2;
 }
 
