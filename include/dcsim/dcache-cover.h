@@ -101,6 +101,30 @@ enum dcsim_dcache_fault {
 	 * so a husk's stale d_parent, maybe freed long ago, is locked
 	 */
 	DCSIM_DCACHE_FAULT_LOCK_PARENT_STALE,
+	/*
+	 * 046b961b45f9 reverted (3.15): shrink_dentry_list() only trylocks
+	 * the inode's i_lock and the parent's d_lock (it holds the child,
+	 * against the lock order); on failure the dentry goes back on the
+	 * list and the loop takes it again.  shrink_dcache_parent() is the
+	 * loop of its time: it walks again while others' shrink lists hold
+	 * dentries below it (cond_resched() between walks), taking none
+	 */
+	DCSIM_DCACHE_FAULT_SHRINK_PARENT_TRYLOCK,
+	/*
+	 * b2b80195d882 reverted (3.15): after a kill, shrink_dentry_list()
+	 * puts the parent with lockref_put_or_lock() and kills it (and its
+	 * ancestors) in place, only trylocking i_lock and the grandparent;
+	 * on failure it unlocks, cpu_relax()es and tries again.
+	 * shrink_dcache_parent() as for the fault above
+	 */
+	DCSIM_DCACHE_FAULT_ANCESTOR_TRYLOCK,
+	/*
+	 * 3b3f09f48ba7 reverted (4.17): shrink_dentry_list() takes the
+	 * parent in order (lock_parent()) and only trylocks the inode's
+	 * i_lock; on failure the dentry goes back on the list, and the loop
+	 * takes it again
+	 */
+	DCSIM_DCACHE_FAULT_INODE_TRYLOCK,
 	DCSIM_DCACHE_FAULT_NR
 };
 

@@ -69,6 +69,8 @@ enum dcsim_dcache_scenario {
 	DCSIM_DSCN_WALK_VS_UNLINK,	/* an RCU-walk to d/f against d_delete(f) (negative) */
 	DCSIM_DSCN_CREATE_IN_PLACE,	/* create over a negative against lookup and prune */
 	DCSIM_DSCN_PRUNE_PARENT_DIES,	/* a prune relocks the parent of its victim as both die */
+	DCSIM_DSCN_INVALIDATE_CASCADE,	/* d_invalidate(q) against a prune whose kill cascades in q */
+	DCSIM_DSCN_PRUNE_PUT_ALIAS,	/* a prune of f against the killing put of its alias f2 */
 	DCSIM_DSCN_NR
 };
 

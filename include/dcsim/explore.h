@@ -27,6 +27,8 @@
  *	DCSIM_EXPLORE_MEMORY=sc|relaxed-rmw   memory model (see "Memory" below)
  *	DCSIM_EXPLORE_WATCHDOG=SEC    time limit of each phase (default 60, 0 off)
  *	DCSIM_EXPLORE_SCHED=fair|strict|rt   scheduling (see "Scheduling" below)
+ *	DCSIM_EXPLORE_LASSO=N         rounds that confirm a fair cycle (default
+ *	                              128, 0 off; see "Fair cycles" below)
  *
  * Modes:
  *  - random: at each schedule point a uniformly random runnable thread;
@@ -46,6 +48,19 @@
  * a phase (setup, the threads' run, check, teardown) still running after
  * DCSIM_EXPLORE_WATCHDOG seconds is reported with the scenario, the phase
  * and the replay line, and the process aborts.
+ *
+ * Fair cycles (opts.lasso_repeats, src/explore/lasso.c): a livelock in
+ * which every thread keeps running (each retries because another undid
+ * its step) ends sooner or later under a random schedule, so max_steps
+ * does not see it.  In random and pct modes, with HTM off and sc memory,
+ * the explorer keeps a signature of the global state at each decision
+ * (each thread's state and pending access, the memory written through
+ * <dcsim/atomic.h>, the RCU callbacks' progress).  When it comes back and
+ * every thread that could run in between did run, the same decisions are
+ * forced again; if the signatures repeat lasso_repeats more rounds, the
+ * execution fails as "livelock (fair cycle)": that schedule can go on
+ * forever.  Locals and plain stores are outside the signature; a loop that
+ * only they end is cleared when it ends, within lasso_repeats rounds.
  *
  * Scheduling (opts.sched): "fair" lets any runnable thread run next at
  * every schedule point, as a preemptive scheduler that is fair in the
@@ -164,6 +179,8 @@ struct dcsim_explore_opts {
 	enum dcsim_explore_sched sched;
 	unsigned long strict_window;	/* strict: the preemption comes in steps 1..window */
 	unsigned long strict_steps;	/* strict: preemptor's points without a yield: livelock */
+	/* Fair cycles: rounds a cycle must come back before "livelock"; 0: off. */
+	unsigned long lasso_repeats;
 };
 
 /**
@@ -274,6 +291,18 @@ DCSIM_API void dcsim_explore_fail(const char *fmt, ...)
 
 /** dcsim_explore_self() - logical thread id of the caller, or -1. */
 DCSIM_API int dcsim_explore_self(void);
+
+/**
+ * dcsim_explore_progress() - the calling logical thread made progress.
+ *
+ * For scenario programs, between the steps of a thread's program: the
+ * fair-cycle detector ("Fair cycles" above) counts the marks of each
+ * thread in its signature of the state, so that the same call made twice
+ * (a put, a lookup, a put of the same dentry) with memory as it was is not
+ * taken for the state coming back.  No schedule point; nothing outside an
+ * exploration.
+ */
+DCSIM_API void dcsim_explore_progress(void);
 
 /** dcsim_explore_yield() - an explicit schedule point, for user scenarios. */
 DCSIM_API void dcsim_explore_yield(void);

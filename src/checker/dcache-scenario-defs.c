@@ -341,23 +341,29 @@ static void check_unlink_alias(const struct dscn *s, const struct dcsim_cache_sn
 }
 
 /*
- * f and f2 name one inode; f cached, unused, on the LRU and not
- * REFERENCED (the prune takes it), T2 holds f2.
+ * f and f2 name one inode in d; f cached, unused, on the LRU and not
+ * REFERENCED (a prune takes it).  Return: f2, held, or NULL.
  */
-static void build_prune_delete_alias(struct dscn *s)
+static struct dcsim_dentry *prunable_alias(struct dscn *s)
 {
 	struct dcsim_dentry *f = dscn_mk(s, s->dir, "f", NULL);
 	struct dcsim_dentry *f2 = f ? dcsim_d_alloc(s->dir, "f2") : NULL;
 
 	if (!f2 || dcsim_d_add_link(f2, f)) {
 		s->broken = true;
-		return;
+		return NULL;
 	}
 	s->id_f = dcsim_d_id(f);
 	s->id_g = dcsim_d_id(f2);
 	warm(s, s->dir, f, "f");
 	dcsim_prune(s->cache, 1);	/* rotated: no longer REFERENCED */
-	s->slot[2][1] = f2;
+	return f2;
+}
+
+/* f and f2 as above; T2 holds f2. */
+static void build_prune_delete_alias(struct dscn *s)
+{
+	s->slot[2][1] = prunable_alias(s);
 }
 
 /* p cached, unused, childless, not REFERENCED. */
@@ -471,6 +477,39 @@ static void build_prune_parent_dies(struct dscn *s)
 	dcsim_prune(s->cache, 1);	/* rotated: no longer REFERENCED */
 	dcsim_d_drop(a);
 	s->slot[1][1] = a;
+}
+
+/* d/q/{p/{f}, e}: f and e unused, not REFERENCED, f first; p held by f only; T0 holds q. */
+static void build_invalidate_cascade(struct dscn *s)
+{
+	struct dcsim_dentry *q = dscn_mk(s, s->dir, "q", NULL);
+	struct dcsim_dentry *p = q ? dscn_mk(s, q, "p", NULL) : NULL;
+	struct dcsim_dentry *f = p ? dscn_mk(s, p, "f", NULL) : NULL;
+	struct dcsim_dentry *e = f ? dscn_mk(s, q, "e", NULL) : NULL;
+
+	if (!e)
+		return;
+	s->id_f = dcsim_d_id(f);
+	s->id_g = dcsim_d_id(e);
+	warm(s, p, f, "f");
+	warm(s, q, e, "e");
+	dcsim_prune(s->cache, 2);	/* neither REFERENCED now */
+	dcsim_dput(p);			/* held by f only */
+	s->slot[0][1] = q;
+}
+
+/*
+ * f and f2 as for prune-delete-alias; f2 unhashed (its final put kills
+ * it in every era), held by T1.
+ */
+static void build_prune_put_alias(struct dscn *s)
+{
+	struct dcsim_dentry *f2 = prunable_alias(s);
+
+	if (!f2)
+		return;
+	dcsim_d_drop(f2);
+	s->slot[1][1] = f2;
 }
 
 /* The table: see struct scn_def. */
@@ -631,6 +670,28 @@ const struct scn_def scn_defs[DCSIM_DSCN_NR] = {
 		{ LOOKUP(1, "f", 2), DROP(2), DPUT(2), DPUT(1) },
 		{ { SOP_END, 0, 0, 0, NULL } } },
 		.check = check_cascade },
+	/*
+	 * T1's prune takes f and e onto its list; killing f drops p's last
+	 * reference, so p dies too, which needs the lock of q, the directory
+	 * T0's d_invalidate() walks under that lock while e (on T1's list)
+	 * makes it walk again (b2b80195d882, 046b961b45f9: the livelocks of
+	 * a shrinker that only trylocked against such a walker).
+	 */
+	[DCSIM_DSCN_INVALIDATE_CASCADE] = { "invalidate-cascade", build_invalidate_cascade, {
+		{ INVALIDATE(1), DPUT(1) },
+		{ PRUNE(2) },
+		{ { SOP_END, 0, 0, 0, NULL } } } },
+	/*
+	 * T0's prune takes f, whose inode's i_lock T1's put holds to kill f2,
+	 * while that kill wants the directory's lock, which the prune may
+	 * hold (3b3f09f48ba7: a shrinker that held the parent and only
+	 * trylocked i_lock, against 4.16's kill that held i_lock and only
+	 * trylocked the parent).
+	 */
+	[DCSIM_DSCN_PRUNE_PUT_ALIAS] = { "prune-put-alias", build_prune_put_alias, {
+		{ PRUNE(1) },
+		{ DPUT(1) },
+		{ { SOP_END, 0, 0, 0, NULL } } } },
 };
 
 _Static_assert(sizeof(scn_defs) / sizeof(scn_defs[0]) == DCSIM_DSCN_NR,

@@ -698,6 +698,7 @@ static void dscn_thread(void *state, unsigned int tid)
 			post_end(s, tid);
 		s->t_end[tid][i] = ++s->clock;
 		s->nr_ran[tid] = i + 1;
+		dcsim_explore_progress();
 	}
 	/* A program drops every reference it owns. */
 	for (unsigned int i = 1; i < NSLOTS; i++)

@@ -60,6 +60,9 @@ static const char *const fault_names[DCSIM_DCACHE_FAULT_NR] = {
 	[DCSIM_DCACHE_FAULT_NO_COND_RESCHED] = "restore-cond-resched",
 	[DCSIM_DCACHE_FAULT_NEGATIVE_COUNT] = "aabfe57ebaa7-negative-count",
 	[DCSIM_DCACHE_FAULT_LOCK_PARENT_STALE] = "c2338f2dc7c1-lock-parent-stale",
+	[DCSIM_DCACHE_FAULT_SHRINK_PARENT_TRYLOCK] = "046b961b45f9-shrink-parent-trylock",
+	[DCSIM_DCACHE_FAULT_ANCESTOR_TRYLOCK] = "b2b80195d882-ancestor-trylock",
+	[DCSIM_DCACHE_FAULT_INODE_TRYLOCK] = "3b3f09f48ba7-inode-trylock",
 };
 
 const char *dcsim_dcache_fault_name(enum dcsim_dcache_fault fault)

@@ -143,6 +143,113 @@ out:
 	return false;
 }
 
+enum shrink_locked { SHRINK_LOCKED, SHRINK_BUSY, SHRINK_AGAIN };
+
+/*
+ * The planted fault 046b961b45f9 (reverted): 3.14's shrink_dentry_list()
+ * killed through dentry_kill(dentry, 0), which only trylocked the inode's
+ * i_lock and the parent's d_lock, as we hold the child (against the lock
+ * order), and on failure gave the dentry back to the list.  A walker that
+ * holds the parent whenever the trylock runs keeps us from ever getting
+ * it: d_lock and RCU held.
+ * Return: SHRINK_LOCKED holding d_lock, i_lock if positive and the
+ * parent's d_lock unless a root, count 0; SHRINK_BUSY holding d_lock (in
+ * use, or a husk); SHRINK_AGAIN holding d_lock only.
+ */
+static enum shrink_locked shrink_trylock_314(struct dcsim_dentry *d)
+{
+	struct dcsim_inode *inode;
+	struct dcsim_dentry *parent;
+
+	if (d_cnt(d))
+		return SHRINK_BUSY;
+	inode = READ_ONCE(d->d_inode);
+	if (inode && !dcsim_spin_trylock(&inode->i_lock))
+		return SHRINK_AGAIN;
+	if (IS_ROOT(d))
+		return SHRINK_LOCKED;
+	parent = READ_ONCE(d->d_parent);
+	if (d_trylock(parent))
+		return SHRINK_LOCKED;
+	if (inode)
+		dcsim_spin_unlock(&inode->i_lock);
+	return SHRINK_AGAIN;
+}
+
+/*
+ * The planted fault 3b3f09f48ba7 (reverted): 4.16's shrink_dentry_list()
+ * took the parent in order (lock_parent()) but only trylocked the inode's
+ * i_lock, and on failure gave the dentry back to the list.  A kill that
+ * holds that i_lock and trylocks the same parent (4.16's dentry_kill(), in
+ * the dput() of an alias in the same directory) can fail in step with it
+ * for ever: d_lock and RCU held.
+ * Return: as shrink_trylock_314().
+ */
+static enum shrink_locked shrink_lock_416(struct dcsim_dentry *d)
+{
+	struct dcsim_inode *inode;
+	struct dcsim_dentry *parent = NULL;
+
+	if (d_cnt(d))
+		return SHRINK_BUSY;
+	if (!IS_ROOT(d)) {
+		parent = READ_ONCE(d->d_parent);
+		if (!d_trylock(parent)) {
+			/* lock_parent(): in order; RCU keeps the parent's memory. */
+			d_unlock(d);
+			d_lock(parent);
+			d_lock(d);
+			if (d_cnt(d)) {
+				d_unlock(parent);
+				return SHRINK_BUSY;
+			}
+		}
+	}
+	inode = READ_ONCE(d->d_inode);
+	if (inode && !dcsim_spin_trylock(&inode->i_lock)) {
+		if (parent)
+			d_unlock(parent);
+		return SHRINK_AGAIN;
+	}
+	return SHRINK_LOCKED;
+}
+
+/*
+ * The planted fault b2b80195d882 (reverted): 3.14's shrink_dentry_list()
+ * put the parent of what it killed with lockref_put_or_lock(), and killed
+ * a parent whose last reference that was in place, with dentry_kill(p, 1):
+ * a trylock of its i_lock and of the grandparent's d_lock (we hold p,
+ * against the lock order), and on failure unlock, cpu_relax() and put
+ * again.  The reference of @p's killed child is ours to drop; no lock held.
+ * Return: the ancestors killed.
+ */
+static unsigned long put_ancestors_314(struct dcsim_dentry *p)
+{
+	unsigned long killed = 0;
+
+	while (p && !dcsim_lockref_put_or_lock(&p->d_lockref)) {
+		struct dcsim_inode *inode = READ_ONCE(p->d_inode);
+		struct dcsim_dentry *gp = IS_ROOT(p) ? NULL : READ_ONCE(p->d_parent);
+
+		/* p's d_lock held, count 1: ours. */
+		if (inode && !dcsim_spin_trylock(&inode->i_lock))
+			goto relax;
+		if (gp && !d_trylock(gp)) {
+			if (inode)
+				dcsim_spin_unlock(&inode->i_lock);
+			goto relax;
+		}
+		__dentry_kill(p, gp);
+		killed++;
+		p = gp;
+		continue;
+relax:
+		d_unlock(p);
+		cpu_relax();
+	}
+	return killed;
+}
+
 /*
  * models fs/dcache.c:__dput_to_list() (6.1), and for the
  * DCSIM_STRATEGY_LOCK_FOR_KILL strategies the put of the parent in 6.8+'s
@@ -187,10 +294,26 @@ unsigned long shrink_dentry_list(struct dcsim_cache *c, struct dcsim_list_head *
 	while (!dlist_empty(list)) {
 		struct dcsim_dentry *d = d_lru_entry(READ_ONCE(list->prev));
 		struct dcsim_dentry *parent;
+		enum shrink_locked locked;
 
 		d_lock(d);
 		dcsim_rcu_read_lock();
-		if (!shrink_lock_dentry(d)) {
+		if (unlikely(dcache_faulty(DCSIM_DCACHE_FAULT_SHRINK_PARENT_TRYLOCK) ||
+			     dcache_faulty(DCSIM_DCACHE_FAULT_INODE_TRYLOCK))) {
+			locked = dcache_faulty(DCSIM_DCACHE_FAULT_INODE_TRYLOCK) ?
+				 shrink_lock_416(d) : shrink_trylock_314(d);
+			if (locked == SHRINK_AGAIN) {
+				/* Back on the list, where the loop takes it again. */
+				dcsim_rcu_read_unlock();
+				d_shrink_del(d);
+				d_shrink_add(d, list);
+				d_unlock(d);
+				continue;
+			}
+		} else {
+			locked = shrink_lock_dentry(d) ? SHRINK_LOCKED : SHRINK_BUSY;
+		}
+		if (locked == SHRINK_BUSY) {
 			bool can_free;
 
 			dcsim_rcu_read_unlock();
@@ -207,6 +330,12 @@ unsigned long shrink_dentry_list(struct dcsim_cache *c, struct dcsim_list_head *
 		dcsim_rcu_read_unlock();
 		d_shrink_del(d);
 		parent = IS_ROOT(d) ? NULL : READ_ONCE(d->d_parent);
+		if (unlikely(dcache_faulty(DCSIM_DCACHE_FAULT_ANCESTOR_TRYLOCK))) {
+			__dentry_kill(d, parent);
+			killed++;
+			killed += put_ancestors_314(parent);
+			continue;
+		}
 		if (parent)
 			__dput_to_list(parent, list);
 		__dentry_kill(d, parent);
@@ -362,6 +491,15 @@ static void shrink_dcache_parent(struct dcsim_dentry *parent)
 		 */
 		if (dcache_faulty(DCSIM_DCACHE_FAULT_NO_COND_RESCHED))
 			continue;
+		/*
+		 * The 3.15-era loop of the two trylock faults: walk again,
+		 * after cond_resched(), until the lists' owners are done.
+		 */
+		if (unlikely(dcache_faulty(DCSIM_DCACHE_FAULT_SHRINK_PARENT_TRYLOCK) ||
+			     dcache_faulty(DCSIM_DCACHE_FAULT_ANCESTOR_TRYLOCK))) {
+			cond_resched();
+			continue;
+		}
 		/*
 		 * Only others' shrink lists or dying dentries left.  As 6.1's
 		 * select_collect2: kill an unused one off somebody else's list

@@ -108,9 +108,12 @@ static void exec_prepare(void)
 		lt->wm_open = false;
 		lt->wm_n = 0;
 		lt->wm_patched = false;
+		lt->lz_addr = NULL;
+		lt->progress = 0;
 		htm_sim_reset(lt);
 	}
 	strict_prepare();
+	lasso_exec_begin();
 }
 
 int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explore_opts *opts,
@@ -124,6 +127,7 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 	memset(&r, 0, sizeof(r));
 	if (!sc || !opts || !sc->thread || !sc->name || sc->nthreads < 1 ||
 	    sc->nthreads > DCSIM_EXPLORE_MAX_THREADS || opts->pct_depth > PCT_MAX_DEPTH ||
+	    (unsigned int)opts->mode > DCSIM_EXPLORE_DFS ||
 	    (unsigned int)opts->htm > DCSIM_EXPLORE_HTM_CONFLICTS ||
 	    (unsigned int)opts->memory > DCSIM_EXPLORE_MEM_RELAXED_RMW ||
 	    (unsigned int)opts->sched > DCSIM_EXPLORE_SCHED_RT || explore_lt)

@@ -129,6 +129,10 @@ struct lthread {
 	void *wm_paddr;
 	unsigned int wm_psize;
 	unsigned char wm_cur[SIM_UNDO_BYTES];
+	/* lasso.c: the write announced at its last schedule point, made since */
+	const volatile void *lz_addr;
+	unsigned int lz_size;
+	unsigned long progress;	/* dcsim_explore_progress() marks this execution */
 	struct sim_txn txn;
 };
 
@@ -324,6 +328,15 @@ void report_failure(FILE *f);
 /* htm-conflicts.c */
 void htm_conflicts(struct lthread *lt, unsigned int acc, uintptr_t addr, unsigned int size);
 
+/* lasso.c: fair cycles (livelocks in which every thread runs) */
+void lasso_exec_begin(void);
+void lasso_note_access(struct lthread *lt, unsigned int acc, const volatile void *addr,
+		       unsigned int size);
+void lasso_flush(struct lthread *lt);
+void lasso_note_lock(const void *lock);
+int lasso_point(uint32_t en);
+const char *lasso_caught(void);
+
 /* names.c */
 const char *describe_addr(uintptr_t a, unsigned int size, char *buf, size_t len);
 /* The object @head frees, as the describer tells, or NULL (*@size 0). */
@@ -354,6 +367,8 @@ void drain_rcu(void);
 /* rcu-gp.c */
 void rcu_enter(struct lthread *lt);
 void rcu_exit(struct lthread *lt, const char *func, int line);
+/* The callbacks' progress, for lasso.c's signature of the state. */
+uint64_t rcu_signature(void);
 void rcu_tick(struct lthread *lt);
 void rcu_unpoison_all(void);
 void uaf_check(struct lthread *lt, unsigned int acc, const volatile void *addr,

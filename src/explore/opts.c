@@ -98,6 +98,7 @@ void dcsim_explore_opts_init(struct dcsim_explore_opts *o)
 	o->sched = DCSIM_EXPLORE_SCHED_FAIR;
 	o->strict_window = 400;
 	o->strict_steps = 20000;
+	o->lasso_repeats = 128;
 }
 
 void dcsim_explore_opts_from_env(struct dcsim_explore_opts *o)
@@ -141,6 +142,7 @@ void dcsim_explore_opts_from_env(struct dcsim_explore_opts *o)
 	o->pct_steps = env_ulong("DCSIM_EXPLORE_PCT_STEPS", o->pct_steps);
 	o->report_steps = env_ulong("DCSIM_EXPLORE_TRACE", o->report_steps);
 	o->watchdog_secs = env_ulong("DCSIM_EXPLORE_WATCHDOG", o->watchdog_secs);
+	o->lasso_repeats = env_ulong("DCSIM_EXPLORE_LASSO", o->lasso_repeats);
 	m = getenv("DCSIM_EXPLORE_SCHED");
 	if (m && *m && dcsim_explore_sched_parse(m, &o->sched))
 		fprintf(stderr, "dcsim-explore: ignoring DCSIM_EXPLORE_SCHED='%s' "

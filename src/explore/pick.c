@@ -122,10 +122,12 @@ bool dfs_next(void)
 int pick(struct lthread *cur)
 {
 	uint32_t en = runnable_mask();
-	int c;
+	int c, again;
 
 	if (!en)
 		return -1;
+	/* Every decision: lasso.c notes the state, and may repeat a cycle. */
+	again = lasso_point(en);
 	if (ex.ndec < ex.nforced) {
 		c = ex.forced[ex.ndec];
 		if (c < 0 || c >= (int)ex.pool->n || !(en & (1u << c))) {
@@ -138,6 +140,8 @@ int pick(struct lthread *cur)
 		/* strict.c: a thread on a CPU of its own that the mode starved. */
 		c = ex.strict_rescue;
 		ex.strict_rescue = -1;
+	} else if (again >= 0) {
+		c = again;
 	} else {
 		switch (ex.o.mode) {
 		case DCSIM_EXPLORE_PCT:

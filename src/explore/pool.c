@@ -34,6 +34,7 @@ static void *lthread_main(void *arg)
 		explore_wm_restore(lt);
 		pthread_mutex_lock(&ex.lock);
 		flush_write(lt);
+		lasso_flush(lt);
 		if (lt->rcu_depth) {
 			fail_lockedf("T%u returned inside an RCU read-side section (depth %u)",
 				     lt->id, lt->rcu_depth);

@@ -31,6 +31,22 @@ static bool cb_ripe(const struct rcu_cb *cb)
 	return true;
 }
 
+/*
+ * ex.lock held.  How far the callbacks of this execution got: queued,
+ * ripe (every reader of their time has left that section), poisoned, run.
+ */
+uint64_t rcu_signature(void)
+{
+	uint64_t h = ex.ncbs;
+
+	for (size_t i = 0; i < ex.ncbs; i++) {
+		const struct rcu_cb *cb = &ex.cbs[i];
+
+		h = h * 31 + (uint64_t)cb->state * 2 + (cb->state == CB_PENDING && cb_ripe(cb));
+	}
+	return h;
+}
+
 static void rcu_poison(struct rcu_cb *cb)
 {
 	cb->saved = xrealloc(NULL, cb->size);

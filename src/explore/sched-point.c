@@ -92,6 +92,7 @@ static void access_checks(struct lthread *lt, unsigned int acc, const volatile v
 		if (!atomic_txn && ex.o.htm == DCSIM_EXPLORE_HTM_CONFLICTS)
 			htm_conflicts(lt, acc, (uintptr_t)addr, size);
 	}
+	lasso_note_access(lt, acc, addr, size);
 	if (!wm_on())
 		return;
 	if (acc_orders_loads(acc))
@@ -112,9 +113,13 @@ void explore_schedule(struct lthread *lt, enum dcsim_access acc,
 			    const volatile void *addr, unsigned int size,
 			    const char *func, int line)
 {
+	const char *livelock;
+	int next;
+
 	pthread_mutex_lock(&ex.lock);
 	explore_wm_restore(lt);
 	flush_write(lt);
+	lasso_flush(lt);
 	slog_add(lt->id, acc, addr, size, func, line, lt->txn.active);
 	if (acc == DCSIM_ACC_SPIN || acc == DCSIM_ACC_RESCHED)
 		lt->spin_on = lt->last_addr;
@@ -145,7 +150,13 @@ void explore_schedule(struct lthread *lt, enum dcsim_access acc,
 		rcu_exit(lt, func, line);
 	rcu_tick(lt);
 	strict_point(lt, acc);
-	hand_off(lt, pick(lt));
+	next = pick(lt);
+	livelock = lasso_caught();
+	if (livelock) {
+		fail_lockedf("%s", livelock);
+		abandon_locked(lt);
+	}
+	hand_off(lt, next);
 	/* ...and begins after it (the lock is ahead of us). */
 	if (acc == DCSIM_ACC_RCU_LOCK)
 		rcu_enter(lt);
@@ -196,6 +207,15 @@ void dcsim_sched_point(enum dcsim_access acc, const volatile void *addr,
 		return;
 	}
 	explore_schedule(lt, acc, addr, size, func, line);
+}
+
+/* Only the baton holder runs, so its own counter needs no lock. */
+void dcsim_explore_progress(void)
+{
+	struct lthread *lt = explore_lt;
+
+	if (lt)
+		lt->progress++;
 }
 
 void dcsim_explore_yield(void)

@@ -64,6 +64,7 @@ void dcsim_spin_note(enum dcsim_spin_event ev, const dcsim_spinlock_t *lock)
 	 */
 	if (!lt || lt->txn.active)
 		return;
+	lasso_note_lock(lock);
 	switch (ev) {
 	case DCSIM_SPIN_ACQUIRED:
 		if (lt->nheld < LT_HELD_MAX)

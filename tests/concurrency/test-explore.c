@@ -6,8 +6,10 @@
  * code survives exhaustive bounded search; simulated transactions are
  * atomic, roll back every store on any abort and resume at begin with an
  * RTM status; the simulated backend refuses to run outside the explorer;
- * and strict priorities turn a busy wait on a preempted thread into a
- * livelock, while cond_resched() and waits on lock holders stay correct.
+ * strict priorities turn a busy wait on a preempted thread into a
+ * livelock, while cond_resched() and waits on lock holders stay correct;
+ * and a livelock in which both threads keep running is a fair cycle, while
+ * a retry loop that a hidden bound ends is not.
  */
 
 #include <setjmp.h>
@@ -928,6 +930,115 @@ static void test_strict_priorities(void **unused)
 	       r.preemptions, r.executions);
 }
 
+/* ---- fair cycles: livelocks in which everyone runs ---- */
+
+/*
+ * Each thread takes its own lock, trylocks the other's, and on failure
+ * backs off and retries: in step, both fail for ever ("after you").
+ * variant: 0 retries for ever; N > 0 retries N times (a local count the
+ * explorer cannot see), then takes the locks in order.
+ */
+static void polite(void *state, unsigned int tid)
+{
+	struct shared *s = state;
+	dcsim_spinlock_t *mine = tid ? &s->lock2 : &s->lock;
+	dcsim_spinlock_t *other = tid ? &s->lock : &s->lock2;
+
+	for (int tries = 0; !s->variant || tries < s->variant; tries++) {
+		dcsim_spin_lock(mine);
+		if (dcsim_spin_trylock(other)) {
+			DCSIM_WRITE_ONCE(s->x, s->x + 1);
+			dcsim_spin_unlock(other);
+			dcsim_spin_unlock(mine);
+			return;
+		}
+		dcsim_spin_unlock(mine);
+		dcsim_cpu_relax();
+	}
+	dcsim_spin_lock(&s->lock);
+	dcsim_spin_lock(&s->lock2);
+	DCSIM_WRITE_ONCE(s->x, s->x + 1);
+	dcsim_spin_unlock(&s->lock2);
+	dcsim_spin_unlock(&s->lock);
+}
+
+/* T0 waits for T1's flag with no pause at all; T1 sets it. */
+static void no_pause_wait(void *state, unsigned int tid)
+{
+	struct shared *s = state;
+
+	if (tid)
+		DCSIM_WRITE_ONCE(s->x, 1);
+	else
+		while (!DCSIM_READ_ONCE(s->x))
+			;
+}
+
+static struct dcsim_explore_result run_polite(int variant, enum dcsim_explore_mode mode,
+					      unsigned long repeats, int want)
+{
+	const struct dcsim_scenario sc = {
+		.name = "polite", .nthreads = 2, .setup = setup_shared,
+		.thread = polite, .teardown = teardown_shared,
+		.arg = (void *)(intptr_t)variant,
+	};
+	struct dcsim_explore_opts o = opts_for(mode, 300);
+	struct dcsim_explore_result r;
+
+	o.lasso_repeats = repeats;
+	assert_int_equal(dcsim_explore_run(&sc, &o, &r), want);
+	return r;
+}
+
+static void test_fair_cycles(void **unused)
+{
+	const struct dcsim_scenario wait = {
+		.name = "no-pause-wait", .nthreads = 2, .setup = setup_shared,
+		.thread = no_pause_wait, .teardown = teardown_shared,
+	};
+	struct dcsim_explore_opts o;
+	struct dcsim_explore_result r, again;
+	(void)unused;
+
+	/* Both keep running and nobody gets anywhere. */
+	r = run_polite(0, DCSIM_EXPLORE_RANDOM, 128, 1);
+	assert_non_null(strstr(r.failure, "livelock (fair cycle)"));
+	assert_non_null(strstr(r.failure, "128 times in a row"));
+	printf("# polite: random caught the fair cycle after %lu executions\n", r.first_failure);
+	/* The seed replays it. */
+	o = opts_for(DCSIM_EXPLORE_RANDOM, 1);
+	o.replay = true;
+	o.replay_seed = r.failure_seed;
+	{
+		const struct dcsim_scenario sc = {
+			.name = "polite", .nthreads = 2, .setup = setup_shared,
+			.thread = polite, .teardown = teardown_shared, .arg = (void *)0,
+		};
+
+		assert_int_equal(dcsim_explore_run(&sc, &o, &again), 1);
+		assert_string_equal(again.failure, r.failure);
+	}
+	/* The detector off: every random execution ends by luck, none fails. */
+	run_polite(0, DCSIM_EXPLORE_RANDOM, 0, 0);
+	/* A bound of 50 retries ends the loop before 128 rounds: no report. */
+	run_polite(50, DCSIM_EXPLORE_RANDOM, 128, 0);
+	run_polite(50, DCSIM_EXPLORE_PCT, 128, 0);
+	/* One above what the cycle must repeat is taken for a livelock (docs/testing.md). */
+	r = run_polite(200, DCSIM_EXPLORE_RANDOM, 128, 1);
+	assert_non_null(strstr(r.failure, "livelock (fair cycle)"));
+
+	/*
+	 * PCT would run a waiter with no pause for ever above the thread it
+	 * waits for; a state that comes back with only it running demotes it.
+	 */
+	o = opts_for(DCSIM_EXPLORE_PCT, 200);
+	o.max_steps = 20000;
+	assert_int_equal(dcsim_explore_run(&wait, &o, &r), 0);
+	o.lasso_repeats = 0;
+	assert_int_equal(dcsim_explore_run(&wait, &o, &r), 1);
+	assert_non_null(strstr(r.failure, "no end after 20000 schedule points"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -942,6 +1053,7 @@ int main(void)
 		cmocka_unit_test(test_rcu_grace_period),
 		cmocka_unit_test(test_htm_conflicts),
 		cmocka_unit_test(test_strict_priorities),
+		cmocka_unit_test(test_fair_cycles),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
