@@ -667,9 +667,10 @@ static void print_host(const struct bench_config *cfg, const struct bench_host *
 		fprintf(f, "model:    sizeof(struct dcsim_dentry) = %zu bytes\n", host->dentry_size);
 	for (unsigned int g = 0; g < cfg->nr_groups; g++) {
 		if (*walk_mode(cfg, cfg->groups[g].name)) {
-			fprintf(f, "walk:     %s\n", cfg->shape.ref_walk ?
+			fprintf(f, "walk:     %s%s\n", cfg->shape.ref_walk ?
 				"ref-walk (--ref-walk): a reference on every component" :
-				"RCU-walk, ref-walk when it gives up (counters walk_rcu, walk_unlazy)");
+				"RCU-walk, ref-walk when it gives up (counters walk_rcu, walk_unlazy)",
+				cfg->shape.private_tree ? "; a tree per thread (--private-tree)" : "");
 			break;
 		}
 	}
@@ -1071,12 +1072,13 @@ static json_t *json_config(const struct bench_config *cfg)
 	json_object_set_new(c, "subjects", json_strs(&cfg->subjects[0].name, cfg->nr_subjects,
 						     sizeof(cfg->subjects[0])));
 	json_object_set_new(c, "baseline", bj_str(cfg->subjects[cfg->baseline].name));
-	json_object_set_new(c, "shape", json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:b, s:s}",
+	json_object_set_new(c, "shape", json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:b, s:s, s:b}",
 		"depth", (int)cfg->shape.depth, "fanout", (int)cfg->shape.fanout,
 		"leaves", (int)cfg->shape.leaves, "files", (int)cfg->shape.files,
 		"shrink_batch", (int)cfg->shape.shrink_batch, "shrink_us", (int)cfg->shape.shrink_us,
 		"unlink_pct", (int)cfg->shape.unlink_pct, "dirs", (int)cfg->shape.dirs,
-		"cold", cfg->shape.cold, "walk_mode", cfg->shape.ref_walk ? "ref" : "rcu"));
+		"cold", cfg->shape.cold, "walk_mode", cfg->shape.ref_walk ? "ref" : "rcu",
+		"private_tree", cfg->shape.private_tree));
 	/* where workers and helpers ran; the cells with more threads than CPUs */
 	{
 		json_t *p = json_object(), *o = json_array();

@@ -104,6 +104,26 @@ def main():
         walk = [r for r in doc["rows"] if r["group"] == "walk"]
         check(all(r["dputs"] and r["dputs"] > 0 for r in walk), "walk counts dputs")
 
+    # --private-tree: each worker walks a tree it made before the clock ran,
+    # so every measured walk is an RCU-walk that creates nothing
+    rc, out, err = run(["-w", "walk", "-s", "fast", "-t", "1,2", "-n", "300", "-r", "1",
+                        "--format", "json", "--no-progress", "--depth", "3", "--leaves", "2",
+                        "--private-tree"])
+    check(rc == 0 and "creating a dentry failed" not in err,
+          "--private-tree run exits 0 (stderr: %s)" % err.strip()[:200])
+    try:
+        pdoc = json.loads(out) if rc == 0 else None
+    except ValueError:
+        pdoc = None
+    if pdoc:
+        shape = pdoc["config"]["shape"]
+        check(shape["private_tree"] is True, "json shape records private_tree")
+        walk = [r for r in pdoc["rows"] if r["group"] == "walk"]
+        check(len(walk) == 2 and all(r["model"]["walk"] == r["ops"] == r["model"]["walk_rcu"] and
+                                     r["model"]["walk_unlazy"] == 0 and r["model"]["alloc"] == 0
+                                     for r in walk),
+              "--private-tree: every walk an RCU-walk of a complete tree (no fallback, no create)")
+
     # intervals: CSV columns and JSON fields, lo <= median <= hi
     if rows:
         check(all(k in rows[0] for k in ("ns_op_ci95_lo", "ns_op_ci95_hi",
