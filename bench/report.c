@@ -1072,13 +1072,13 @@ static json_t *json_config(const struct bench_config *cfg)
 	json_object_set_new(c, "subjects", json_strs(&cfg->subjects[0].name, cfg->nr_subjects,
 						     sizeof(cfg->subjects[0])));
 	json_object_set_new(c, "baseline", bj_str(cfg->subjects[cfg->baseline].name));
-	json_object_set_new(c, "shape", json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:b, s:s, s:b}",
+	json_object_set_new(c, "shape", json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:b, s:s, s:b, s:i}",
 		"depth", (int)cfg->shape.depth, "fanout", (int)cfg->shape.fanout,
 		"leaves", (int)cfg->shape.leaves, "files", (int)cfg->shape.files,
 		"shrink_batch", (int)cfg->shape.shrink_batch, "shrink_us", (int)cfg->shape.shrink_us,
 		"unlink_pct", (int)cfg->shape.unlink_pct, "dirs", (int)cfg->shape.dirs,
 		"cold", cfg->shape.cold, "walk_mode", cfg->shape.ref_walk ? "ref" : "rcu",
-		"private_tree", cfg->shape.private_tree));
+		"private_tree", cfg->shape.private_tree, "hash_bits", (int)cfg->shape.hash_bits));
 	/* where workers and helpers ran; the cells with more threads than CPUs */
 	{
 		json_t *p = json_object(), *o = json_array();

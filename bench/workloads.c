@@ -315,8 +315,24 @@ static int world_setup(struct bench_cell *cell, unsigned int parts)
 		free(w);
 		return -E2BIG;
 	}
+	/*
+	 * The kernel sizes its dentry hash for RAM, not for the dentries in
+	 * it: one bucket per 8 KiB of memory (dcache_init()'s scale 13 in
+	 * alloc_large_system_hash()), 2^21 buckets on a 16 GiB machine, so
+	 * a tree of thousands of dentries rarely shares a chain.  The world
+	 * gets 16 buckets per dentry, up to those 2^21 and never fewer than
+	 * one per dentry; --hash-bits sets the size instead.  A table as
+	 * dense as the tree makes each walker read the line 0 of other
+	 * threads' leaves in its chains, and the CPU's prefetcher then
+	 * fetches their lockref lines too (docs/results.md, "RCU-walk on 2
+	 * cores"): a cost of this bench's table, not of the kernel's.
+	 */
 	while (bits < 24 && (1ul << bits) < total)
 		bits++;
+	if (sh->hash_bits)
+		bits = sh->hash_bits;
+	else if (bits < 21)
+		bits = bits + 4 < 21 ? bits + 4 : 21;
 	cc.hash_bits = bits;
 
 	w->cache = dcsim_cache_create(&cc);
