@@ -164,6 +164,9 @@ struct bench_shape {
 	bool private_tree;		/* walk, mixed: a tree per thread, made by it (--private-tree) */
 };
 
+/* shape.hash_bits of a report saved before --hash-bits (--from): not known */
+#define BENCH_HASH_BITS_UNKNOWN	(~0u)
+
 struct bench_config {
 	/* what to run */
 	struct bench_subject subjects[BENCH_NR_BOUNDS + DCSIM_MAX_STRATEGIES];

@@ -126,6 +126,11 @@ def main():
                                      for r in walk),
               "--private-tree: every walk an RCU-walk of a complete tree (no fallback, no create)")
 
+    rc, out, err = run(["-w", "final", "-s", "fast", "-t", "1", "-n", "300", "-r", "1",
+                        "--no-progress", "--hash-bits", "6"])
+    check(rc == 0 and "hash:     2^6 buckets (--hash-bits)" in out,
+          "the table names the hash table's size (stderr: %s)" % err.strip()[:200])
+
     # intervals: CSV columns and JSON fields, lo <= median <= hi
     if rows:
         check(all(k in rows[0] for k in ("ns_op_ci95_lo", "ns_op_ci95_hi",
