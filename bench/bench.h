@@ -160,7 +160,12 @@ struct bench_shape {
 	unsigned int mix[8];		/* mixed: weight per workload index */
 	bool cold;			/* walk: directories never unused (never on the LRU) */
 	bool ref_walk;			/* walk, mixed: ref-walk only (--ref-walk), not RCU-walk */
+	unsigned int hash_bits;		/* the cache's hash table: 2^hash_bits buckets; 0: auto */
+	bool private_tree;		/* walk, mixed: a tree per thread, made by it (--private-tree) */
 };
+
+/* shape.hash_bits of a report saved before --hash-bits (--from): not known */
+#define BENCH_HASH_BITS_UNKNOWN	(~0u)
 
 struct bench_config {
 	/* what to run */

@@ -85,6 +85,12 @@ static void usage(FILE *f)
 "                           (default: warm, as on a built tree)\n"
 "      --ref-walk           walk, mixed: ref-walk (a reference on every component) instead\n"
 "                           of RCU-walk with its ref-walk fallback (the default)\n"
+"      --private-tree       walk, mixed: each thread walks a tree of its own (same shape,\n"
+"                           made by that thread) instead of the shared one: the control\n"
+"                           that tells sharing from the host's capacity\n"
+"      --hash-bits B        every workload: a dentry hash of 2^B buckets (4..24; default:\n"
+"                           16 per dentry of the tree, at most 2^21 unless the tree needs\n"
+"                           more, as the kernel's table is sized for RAM)\n"
 "      --files N            final: private files per thread; churn: names per thread\n"
 "                           (default 64)\n"
 "      --shrink-batch N     churn: LRU entries scanned per prune (default 64)\n"
@@ -613,8 +619,8 @@ static int finish_run(struct bench_config *cfg, const struct bench_host *host, F
 enum {
 	OPT_SEED = 256, OPT_HTM, OPT_PIN, OPT_NO_PIN, OPT_CPUS, OPT_DEPTH, OPT_FANOUT,
 	OPT_LEAVES, OPT_FILES, OPT_SHRINK_BATCH, OPT_SHRINK_US, OPT_UNLINK_PCT, OPT_DIRS, OPT_MIX,
-	OPT_PLOT, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_COLD, OPT_REF_WALK, OPT_CI_WIDTH,
-	OPT_TIME_BUDGET, OPT_MAX_REPS, OPT_WARMUP, OPT_COMPARE, OPT_LOAD, OPT_SHARING, OPT_FROM,
+	OPT_PLOT, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_COLD, OPT_REF_WALK, OPT_PRIVATE_TREE,
+	OPT_HASH_BITS, OPT_CI_WIDTH, OPT_TIME_BUDGET, OPT_MAX_REPS, OPT_WARMUP, OPT_COMPARE, OPT_LOAD, OPT_SHARING, OPT_FROM,
 	OPT_SAVE, OPT_CALL_RCU,
 };
 
@@ -659,6 +665,8 @@ int main(int argc, char **argv)
 		{ "leaves", required_argument, NULL, OPT_LEAVES },
 		{ "cold", no_argument, NULL, OPT_COLD },
 		{ "ref-walk", no_argument, NULL, OPT_REF_WALK },
+		{ "private-tree", no_argument, NULL, OPT_PRIVATE_TREE },
+		{ "hash-bits", required_argument, NULL, OPT_HASH_BITS },
 		{ "files", required_argument, NULL, OPT_FILES },
 		{ "shrink-batch", required_argument, NULL, OPT_SHRINK_BATCH },
 		{ "shrink-us", required_argument, NULL, OPT_SHRINK_US },
@@ -797,6 +805,13 @@ int main(int argc, char **argv)
 			break;
 		case OPT_REF_WALK:
 			cfg.shape.ref_walk = true;
+			break;
+		case OPT_PRIVATE_TREE:
+			cfg.shape.private_tree = true;
+			break;
+		case OPT_HASH_BITS:
+			if (opt_uint("hash-bits", optarg, 4, 24, &cfg.shape.hash_bits))
+				return 2;
 			break;
 		case OPT_COLD:
 			cfg.shape.cold = true;

@@ -206,6 +206,11 @@ static int read_config(const char *path, const json_t *c, const json_t *doc,
 	cfg->shape.shrink_us = (unsigned int)get_u64(shape, "shrink_us");
 	cfg->shape.unlink_pct = (unsigned int)get_u64(shape, "unlink_pct");
 	cfg->shape.cold = json_is_true(json_object_get(shape, "cold"));
+	/* absent before --private-tree: shared trees */
+	cfg->shape.private_tree = json_is_true(json_object_get(shape, "private_tree"));
+	/* absent before --hash-bits, whose automatic table was 16 times denser */
+	cfg->shape.hash_bits = json_object_get(shape, "hash_bits") ?
+			       (unsigned int)get_u64(shape, "hash_bits") : BENCH_HASH_BITS_UNKNOWN;
 	/* absent from reports before --dirs, whose churn had 4 directories */
 	cfg->shape.dirs = (unsigned int)get_u64(shape, "dirs");
 	if (!cfg->shape.dirs)

@@ -665,11 +665,18 @@ static void print_host(const struct bench_config *cfg, const struct bench_host *
 			"rerun on a quiet machine for figures to quote\n", host->busy_why);
 	if (host->dentry_size)
 		fprintf(f, "model:    sizeof(struct dcsim_dentry) = %zu bytes\n", host->dentry_size);
+	if (cfg->shape.hash_bits == BENCH_HASH_BITS_UNKNOWN)
+		;	/* a saved report from before --hash-bits */
+	else if (cfg->shape.hash_bits)
+		fprintf(f, "hash:     2^%u buckets (--hash-bits)\n", cfg->shape.hash_bits);
+	else
+		fprintf(f, "hash:     16 buckets per dentry of each cell's tree, at most 2^21\n");
 	for (unsigned int g = 0; g < cfg->nr_groups; g++) {
 		if (*walk_mode(cfg, cfg->groups[g].name)) {
-			fprintf(f, "walk:     %s\n", cfg->shape.ref_walk ?
+			fprintf(f, "walk:     %s%s\n", cfg->shape.ref_walk ?
 				"ref-walk (--ref-walk): a reference on every component" :
-				"RCU-walk, ref-walk when it gives up (counters walk_rcu, walk_unlazy)");
+				"RCU-walk, ref-walk when it gives up (counters walk_rcu, walk_unlazy)",
+				cfg->shape.private_tree ? "; a tree per thread (--private-tree)" : "");
 			break;
 		}
 	}
@@ -1071,12 +1078,17 @@ static json_t *json_config(const struct bench_config *cfg)
 	json_object_set_new(c, "subjects", json_strs(&cfg->subjects[0].name, cfg->nr_subjects,
 						     sizeof(cfg->subjects[0])));
 	json_object_set_new(c, "baseline", bj_str(cfg->subjects[cfg->baseline].name));
-	json_object_set_new(c, "shape", json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:b, s:s}",
+	a = json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:b, s:s, s:b}",
 		"depth", (int)cfg->shape.depth, "fanout", (int)cfg->shape.fanout,
 		"leaves", (int)cfg->shape.leaves, "files", (int)cfg->shape.files,
 		"shrink_batch", (int)cfg->shape.shrink_batch, "shrink_us", (int)cfg->shape.shrink_us,
 		"unlink_pct", (int)cfg->shape.unlink_pct, "dirs", (int)cfg->shape.dirs,
-		"cold", cfg->shape.cold, "walk_mode", cfg->shape.ref_walk ? "ref" : "rcu"));
+		"cold", cfg->shape.cold, "walk_mode", cfg->shape.ref_walk ? "ref" : "rcu",
+		"private_tree", cfg->shape.private_tree);
+	/* 0: automatic; left out for a report saved before --hash-bits (--from) */
+	if (cfg->shape.hash_bits != BENCH_HASH_BITS_UNKNOWN)
+		json_object_set_new(a, "hash_bits", json_integer((json_int_t)cfg->shape.hash_bits));
+	json_object_set_new(c, "shape", a);
 	/* where workers and helpers ran; the cells with more threads than CPUs */
 	{
 		json_t *p = json_object(), *o = json_array();

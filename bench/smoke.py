@@ -104,6 +104,33 @@ def main():
         walk = [r for r in doc["rows"] if r["group"] == "walk"]
         check(all(r["dputs"] and r["dputs"] > 0 for r in walk), "walk counts dputs")
 
+    # --private-tree: each worker walks a tree it made before the clock ran,
+    # so every measured walk is an RCU-walk that creates nothing; --hash-bits
+    # sets the table (a dense one: every chain mixes the threads' dentries)
+    rc, out, err = run(["-w", "walk", "-s", "fast", "-t", "1,2", "-n", "300", "-r", "1",
+                        "--format", "json", "--no-progress", "--depth", "3", "--leaves", "2",
+                        "--private-tree", "--hash-bits", "4"])
+    check(rc == 0 and "creating a dentry failed" not in err,
+          "--private-tree run exits 0 (stderr: %s)" % err.strip()[:200])
+    try:
+        pdoc = json.loads(out) if rc == 0 else None
+    except ValueError:
+        pdoc = None
+    if pdoc:
+        shape = pdoc["config"]["shape"]
+        check(shape["private_tree"] is True and shape["hash_bits"] == 4,
+              "json shape records private_tree and hash_bits")
+        walk = [r for r in pdoc["rows"] if r["group"] == "walk"]
+        check(len(walk) == 2 and all(r["model"]["walk"] == r["ops"] == r["model"]["walk_rcu"] and
+                                     r["model"]["walk_unlazy"] == 0 and r["model"]["alloc"] == 0
+                                     for r in walk),
+              "--private-tree: every walk an RCU-walk of a complete tree (no fallback, no create)")
+
+    rc, out, err = run(["-w", "final", "-s", "fast", "-t", "1", "-n", "300", "-r", "1",
+                        "--no-progress", "--hash-bits", "6"])
+    check(rc == 0 and "hash:     2^6 buckets (--hash-bits)" in out,
+          "the table names the hash table's size (stderr: %s)" % err.strip()[:200])
+
     # intervals: CSV columns and JSON fields, lo <= median <= hi
     if rows:
         check(all(k in rows[0] for k in ("ns_op_ci95_lo", "ns_op_ci95_hi",
@@ -281,6 +308,8 @@ def main():
         (["--mix", "bogus=1"], "--mix"),
         (["--cpus", "99999"], "--cpus"),
         (["--depth", "0"], "--depth"),
+        (["--hash-bits", "3"], "--hash-bits"),
+        (["--hash-bits", "25"], "--hash-bits"),
         (["--ci-width", "0"], "--ci-width"),
         (["--ci-width", "2"], "--ci-width"),
         (["--ci-width", "x"], "--ci-width"),

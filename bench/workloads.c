@@ -20,7 +20,10 @@
  *          --ref-walk it takes a reference on each component with
  *          d_lookup() and drops the previous one, as ref-walk does: depth+1
  *          dputs, all non-final but the leaf's.  "make -j" on a built tree
- *          looks like this.
+ *          looks like this.  With --private-tree each thread walks a copy
+ *          of its own ("walk.t<id>", same shape, its leaves only), made by
+ *          that thread before the clock runs: the control that shares
+ *          nothing between walkers but the hash table.
  *   churn  --files private names per thread spread over --dirs shared
  *          directories (default 4), each name in one of them; an op looks
  *          a name up (RCU, no lock)
@@ -74,6 +77,7 @@ struct world {
 	char (*final_names)[NAME_LEN];		/* [nthreads * files] */
 	/* walk */
 	struct dcsim_dentry *walk_dir;		/* referenced: the walks' cwd */
+	struct dcsim_dentry **own_walk;		/* [nthreads], --private-tree: each one's cwd */
 	char (*dir_names)[NAME_LEN];		/* [fanout] */
 	char (*leaf_names)[NAME_LEN];		/* [nthreads * leaves] */
 	/* churn */
@@ -203,13 +207,18 @@ static struct dcsim_dentry *make_warm(struct dcsim_dentry *parent, const char *n
 	return dcsim_d_lookup(parent, name);
 }
 
-static int build_walk(struct world *w, struct dcsim_dentry *dir, unsigned int level)
+/*
+ * The directories below @dir, --fanout per level, and under each bottom one
+ * the leaves leaf_names[@first .. @first + @nr): every thread's (the shared
+ * tree) or one thread's (its own tree, --private-tree).
+ */
+static int build_walk(struct world *w, struct dcsim_dentry *dir, unsigned int level,
+		      unsigned int first, unsigned int nr)
 {
 	const struct bench_shape *sh = w->shape;
 
 	if (level + 1 == sh->depth) {
-		/* bottom directory: private leaves for every thread */
-		for (unsigned int i = 0; i < w->nthreads * sh->leaves; i++) {
+		for (unsigned int i = first; i < first + nr; i++) {
 			struct dcsim_dentry *d = make_child(dir, w->leaf_names[i]);
 
 			if (!d || settle(dir, d, w->leaf_names[i]))
@@ -225,7 +234,7 @@ static int build_walk(struct world *w, struct dcsim_dentry *dir, unsigned int le
 
 		if (!d)
 			return -ENOMEM;
-		err = build_walk(w, d, level + 1);
+		err = build_walk(w, d, level + 1, first, nr);
 		/* the children hold it up now: our put is non-final */
 		dcsim_dput(d);
 		if (err)
@@ -251,6 +260,10 @@ static void world_free(struct world *w)
 		return;
 	dcsim_dput(w->hot);
 	dcsim_dput(w->final_dir);
+	for (unsigned int i = 0; w->own_walk && i < w->nthreads; i++) {
+		if (w->own_walk[i] != w->walk_dir)
+			dcsim_dput(w->own_walk[i]);
+	}
 	dcsim_dput(w->walk_dir);
 	for (unsigned int i = 0; w->churn_dir && i < w->nr_dirs; i++)
 		dcsim_dput(w->churn_dir[i]);
@@ -260,6 +273,7 @@ static void world_free(struct world *w)
 	free(w->final_names);
 	free(w->dir_names);
 	free(w->leaf_names);
+	free(w->own_walk);
 	free(w->churn_names);
 	free(w->churn_dir);
 	free(w);
@@ -289,7 +303,11 @@ static int world_setup(struct bench_cell *cell, unsigned int parts)
 	if (parts & PART_WALK) {
 		unsigned long bottoms = ipow(sh->fanout, sh->depth - 1);
 
-		total += bottoms * (1 + (unsigned long)nt * sh->leaves) + bottoms;
+		/* --private-tree: one tree per thread, each with its own leaves only */
+		if (sh->private_tree)
+			total += nt * (bottoms * (1 + (unsigned long)sh->leaves) + bottoms);
+		else
+			total += bottoms * (1 + (unsigned long)nt * sh->leaves) + bottoms;
 	}
 	if (total > MAX_WORLD_DENTRIES) {
 		fprintf(stderr, "dcsim-bench: the tree would hold over %u dentries; "
@@ -297,8 +315,24 @@ static int world_setup(struct bench_cell *cell, unsigned int parts)
 		free(w);
 		return -E2BIG;
 	}
+	/*
+	 * The kernel sizes its dentry hash for RAM, not for the dentries in
+	 * it: one bucket per 8 KiB of memory (dcache_init()'s scale 13 in
+	 * alloc_large_system_hash()), 2^21 buckets on a 16 GiB machine, so
+	 * a tree of thousands of dentries rarely shares a chain.  The world
+	 * gets 16 buckets per dentry, up to those 2^21 and never fewer than
+	 * one per dentry; --hash-bits sets the size instead.  A table as
+	 * dense as the tree makes each walker read the line 0 of other
+	 * threads' leaves in its chains, and the CPU's prefetcher then
+	 * fetches their lockref lines too (docs/results.md, "RCU-walk on 2
+	 * cores"): a cost of this bench's table, not of the kernel's.
+	 */
 	while (bits < 24 && (1ul << bits) < total)
 		bits++;
+	if (sh->hash_bits)
+		bits = sh->hash_bits;
+	else if (bits < 21)
+		bits = bits + 4 < 21 ? bits + 4 : 21;
 	cc.hash_bits = bits;
 
 	w->cache = dcsim_cache_create(&cc);
@@ -346,10 +380,23 @@ static int world_setup(struct bench_cell *cell, unsigned int parts)
 		w->walk_dir = make_warm(w->root, "walk");
 		if (!w->walk_dir)
 			goto fail;
-		err = build_walk(w, w->walk_dir, 0);
-		if (err)
-			goto fail;
-		err = -ENOMEM;
+		if (sh->private_tree) {
+			/*
+			 * Each worker makes its own tree in thread_init(); until
+			 * then (and if that fails) its cwd is the empty "walk",
+			 * under which walk_ref_create() makes what is missing.
+			 */
+			w->own_walk = calloc(nt, sizeof(*w->own_walk));
+			if (!w->own_walk)
+				goto fail;
+			for (unsigned int i = 0; i < nt; i++)
+				w->own_walk[i] = w->walk_dir;
+		} else {
+			err = build_walk(w, w->walk_dir, 0, 0, nt * sh->leaves);
+			if (err)
+				goto fail;
+			err = -ENOMEM;
+		}
 	}
 	if (parts & PART_CHURN) {
 		w->churn_names = names(nt * sh->files, "t%u.c%u", sh->files);
@@ -433,10 +480,10 @@ static inline void op_final(struct world *w, struct bench_worker *wk)
  * reference is the caller's.  A missing name is created (mixed's shrinker
  * prunes what walk uses), as lookup_slow() would.
  */
-static struct dcsim_dentry *walk_ref_create(struct world *w, const char *const *names,
-					    unsigned int nr)
+static struct dcsim_dentry *walk_ref_create(struct world *w, struct dcsim_dentry *cwd,
+					    const char *const *names, unsigned int nr)
 {
-	struct dcsim_dentry *cur = dcsim_dget(w->walk_dir), *next;
+	struct dcsim_dentry *cur = dcsim_dget(cwd), *next;
 
 	for (unsigned int i = 0; cur && i < nr; i++) {
 		next = lookup_or_create(w, cur, names[i]);
@@ -457,7 +504,7 @@ static inline void op_walk(struct world *w, struct bench_worker *wk)
 	const struct bench_shape *sh = w->shape;
 	const char *names[WALK_MAX_DEPTH];
 	uint64_t r = bench_rand(&wk->rng);
-	struct dcsim_dentry *d = NULL;
+	struct dcsim_dentry *cwd = w->own_walk ? w->own_walk[wk->id] : w->walk_dir, *d;
 
 	for (unsigned int level = 0; level + 1 < sh->depth; level++) {
 		names[level] = w->dir_names[r % sh->fanout];
@@ -466,9 +513,9 @@ static inline void op_walk(struct world *w, struct bench_worker *wk)
 			r = bench_rand(&wk->rng);
 	}
 	names[sh->depth - 1] = w->leaf_names[wk->id * sh->leaves + (unsigned int)(r % sh->leaves)];
-	d = dcsim_path_walk(w->walk_dir, names, sh->depth, sh->ref_walk ? DCSIM_WALK_REF : 0);
+	d = dcsim_path_walk(cwd, names, sh->depth, sh->ref_walk ? DCSIM_WALK_REF : 0);
 	if (dcsim_unlikely(!d))
-		d = walk_ref_create(w, names, sh->depth);
+		d = walk_ref_create(w, cwd, names, sh->depth);
 	dcsim_dput(d);
 }
 
@@ -624,13 +671,38 @@ static void teardown(struct bench_cell *cell)
 	cell->state = NULL;
 }
 
+/*
+ * --private-tree: the worker's own copy of the walk tree, "walk.t<id>" in
+ * the root, made by the worker itself (its dentries come from its own
+ * allocations, as a job of make -j creates its files on its CPU), with only
+ * its own leaves.  Nothing a walk reads is then shared with another worker
+ * but the hash table and the cache's read-mostly fields.
+ */
+static void make_own_walk(struct world *w, struct bench_worker *wk)
+{
+	const struct bench_shape *sh = w->shape;
+	struct dcsim_dentry *d;
+	char name[NAME_LEN];
+
+	snprintf(name, sizeof(name), "walk.t%u", wk->id);
+	d = make_warm(w->root, name);
+	if (d && !build_walk(w, d, 0, wk->id * sh->leaves, sh->leaves)) {
+		w->own_walk[wk->id] = d;
+		return;
+	}
+	dcsim_dput(d);
+	__atomic_store_n(&w->failed, true, __ATOMIC_RELAXED);
+}
+
 /* Register the worker with RCU before the clock runs, not in the first op. */
 static void thread_init(struct bench_cell *cell, struct bench_worker *wk)
 {
-	(void)cell;
-	(void)wk;
+	struct world *w = cell->state;
+
 	dcsim_rcu_read_lock();
 	dcsim_rcu_read_unlock();
+	if (w->own_walk && w->own_walk[wk->id] == w->walk_dir)
+		make_own_walk(w, wk);
 }
 
 #define WORKLOAD(n, m, s, r, h) {						\
