@@ -225,6 +225,8 @@ struct dcsim_explore_result {
 	/* PCT: the step estimate of the first failing execution, which its replay needs */
 	unsigned long failure_pct_steps;
 	unsigned long preemptions;	/* strict: executions in which the preemption happened */
+	/* fair cycles: cycles forced again (each confirmed or cleared), PCT demotions */
+	unsigned long lasso_tries, lasso_demotions;
 };
 
 /**

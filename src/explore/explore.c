@@ -162,6 +162,7 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 	ex.htm_commits = ex.htm_aborts = ex.htm_conflicts = ex.htm_capacity_aborts = 0;
 	ex.rcu_cbs_run = ex.stale_loads = 0;
 	ex.strict_count = 0;
+	lasso_run_begin();
 	ex.ncbs = 0;
 	max_iter = single ? 1 : ex.o.iterations;
 
@@ -299,6 +300,7 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 	r.rcu_callbacks = ex.rcu_cbs_run;
 	r.stale_loads = ex.stale_loads;
 	r.preemptions = ex.strict_count;
+	lasso_counts(&r.lasso_tries, &r.lasso_demotions);
 	pthread_mutex_lock(&ex.lock);
 	ex.running = false;
 	pthread_mutex_unlock(&ex.lock);

@@ -336,6 +336,8 @@ void lasso_flush(struct lthread *lt);
 void lasso_note_lock(const void *lock);
 int lasso_point(uint32_t en);
 const char *lasso_caught(void);
+void lasso_run_begin(void);
+void lasso_counts(unsigned long *tried, unsigned long *demoted);
 
 /* names.c */
 const char *describe_addr(uintptr_t a, unsigned int size, char *buf, size_t len);

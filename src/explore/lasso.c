@@ -83,7 +83,7 @@ static struct {
 	uint32_t gen;
 	uint64_t mem;			/* XOR of the locations' parts */
 	unsigned int nlocs, nlocks, nsigs, tries, tab_shift;
-	unsigned long demoted;		/* PCT threads demoted, all executions */
+	unsigned long tried, demoted;	/* this run: cycles forced again, PCT demotions */
 	struct lasso_slot *tab;
 	struct lasso_loc *locs, *locks;
 	/* per decision: the signature before it and the runnable mask */
@@ -440,9 +440,23 @@ int lasso_point(uint32_t en)
 	if (lz.tries >= LASSO_TRIES)
 		return -1;
 	lz.tries++;
+	lz.tried++;
 	lz.period = d - (size_t)prev;
 	lz.from = d;
 	return ex.dec[prev];
+}
+
+/* At the start of a run: its counts begin at 0. */
+void lasso_run_begin(void)
+{
+	lz.tried = lz.demoted = 0;
+}
+
+/* This run's cycles forced again, and PCT demotions. */
+void lasso_counts(unsigned long *tried, unsigned long *demoted)
+{
+	*tried = lz.tried;
+	*demoted = lz.demoted;
 }
 
 /* A fair cycle repeated: the message for the failure, or NULL. */
