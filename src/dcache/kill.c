@@ -176,9 +176,17 @@ static struct dcsim_dentry *dentry_kill_417(struct dcsim_dentry *d)
 			dcache_cover(DCSIM_COVER_KILL_LOCK_PARENT);
 			dstat_inc(d->d_cache, DCSIM_CS_KILL_RETRY);
 			parent = __lock_parent(d);
-			/* Our reference kept it alive; nobody could give it an inode. */
-			WARN_ON_ONCE(!inode && READ_ONCE(d->d_inode));
-			goto got_locks;
+			if (likely(inode || !READ_ONCE(d->d_inode)))
+				goto got_locks;
+			/*
+			 * A negative that became positive while d_lock was
+			 * dropped (a lookup, d_instantiate() and dput() of
+			 * another thread): its i_lock comes first, as 4.17+'s
+			 * dentry_kill() does.
+			 */
+			d_unlock(parent);
+			inode = READ_ONCE(d->d_inode);
+			goto slow_positive;
 		}
 	}
 	__dentry_kill(d, parent);

@@ -93,6 +93,7 @@ static bool shrink_lock_dentry(struct dcsim_dentry *d)
 			d_unlock(parent);
 		return false;
 	}
+again:
 	if (d_cnt(d))
 		return false;
 	inode = READ_ONCE(d->d_inode);
@@ -133,6 +134,17 @@ static bool shrink_lock_dentry(struct dcsim_dentry *d)
 	d_unlock(d);
 	d_lock(parent);
 	d_lock(d);
+	if (unlikely(!inode && READ_ONCE(d->d_inode)) && likely(!d_cnt(d))) {
+		/*
+		 * A negative that became positive while d_lock was dropped
+		 * (a lookup, d_instantiate() and dput() of another thread):
+		 * its i_lock first, then the parent again.  6.1 returns here
+		 * with the new inode's i_lock not held, and __dentry_kill()
+		 * would unlock it (docs/kernel.md, intended differences).
+		 */
+		d_unlock(parent);
+		goto again;
+	}
 	if (likely(!d_cnt(d)))
 		return true;
 	dcache_cover(DCSIM_COVER_RELOCK_FAIL);
