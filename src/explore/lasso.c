@@ -136,42 +136,44 @@ void lasso_note_access(struct lthread *lt, unsigned int acc, const volatile void
 	lt->lz_size = size;
 }
 
+/*
+ * The slot of @a in a table of 2^@shift locations (@salt tells the tables
+ * apart in the hash), or the free one where it would go: never full, each
+ * table turns the detector off at 3/4.
+ */
+static struct lasso_loc *loc_slot(struct lasso_loc *tab, unsigned int shift, uint64_t salt,
+				  uintptr_t a)
+{
+	unsigned int i = (unsigned int)(mix(salt, a) >> (64 - shift));
+
+	for (;; i = (i + 1) & ((1u << shift) - 1))
+		if (tab[i].gen != lz.gen || tab[i].addr == a)
+			return &tab[i];
+}
+
 /* Is the 4-byte word at @a a ticket lock (dcsim_spin_note() said so)? */
 static bool is_lock(uintptr_t a)
 {
-	unsigned int i = (unsigned int)(mix(1, a) >> (64 - LASSO_LOCK_SHIFT));
-
-	for (;; i = (i + 1) & ((1u << LASSO_LOCK_SHIFT) - 1)) {
-		if (lz.locks[i].gen != lz.gen)
-			return false;
-		if (lz.locks[i].addr == a)
-			return true;
-	}
+	return loc_slot(lz.locks, LASSO_LOCK_SHIFT, 1, a)->gen == lz.gen;
 }
 
 void lasso_note_lock(const void *lock)
 {
 	uintptr_t a = (uintptr_t)lock;
-	unsigned int i = (unsigned int)(mix(1, a) >> (64 - LASSO_LOCK_SHIFT));
+	struct lasso_loc *l;
 
 	if (lz.off || (a & 3))
 		return;
-	for (;; i = (i + 1) & ((1u << LASSO_LOCK_SHIFT) - 1)) {
-		struct lasso_loc *l = &lz.locks[i];
-
-		if (l->gen == lz.gen && l->addr == a)
-			return;
-		if (l->gen != lz.gen) {
-			if (++lz.nlocks > LASSO_LOCK_MAX) {
-				lz.off = true;
-				return;
-			}
-			*l = (struct lasso_loc){ .addr = a, .gen = lz.gen };
-			/* Its word may be hashed raw already: hash it as a lock now. */
-			fold_word(a & ~(uintptr_t)7);
-			return;
-		}
+	l = loc_slot(lz.locks, LASSO_LOCK_SHIFT, 1, a);
+	if (l->gen == lz.gen)
+		return;
+	if (++lz.nlocks > LASSO_LOCK_MAX) {
+		lz.off = true;
+		return;
 	}
+	*l = (struct lasso_loc){ .addr = a, .gen = lz.gen };
+	/* Its word may be hashed raw already: hash it as a lock now. */
+	fold_word(a & ~(uintptr_t)7);
 }
 
 /*
@@ -205,26 +207,19 @@ static uint64_t word_part(uintptr_t w)
 /* The word at @w changed: fold its new contents into the memory hash. */
 static void fold_word(uintptr_t w)
 {
-	unsigned int i = (unsigned int)(mix(0, w) >> (64 - LASSO_MEM_SHIFT));
+	struct lasso_loc *l = loc_slot(lz.locs, LASSO_MEM_SHIFT, 0, w);
+	uint64_t part;
 
-	for (;; i = (i + 1) & ((1u << LASSO_MEM_SHIFT) - 1)) {
-		struct lasso_loc *l = &lz.locs[i];
-
-		if (l->gen != lz.gen) {
-			if (++lz.nlocs > LASSO_MEM_MAX) {
-				lz.off = true;	/* too big to follow: no verdict */
-				return;
-			}
-			*l = (struct lasso_loc){ .addr = w, .gen = lz.gen };
-		}
-		if (l->addr == w) {
-			uint64_t part = word_part(w);
-
-			lz.mem ^= l->part ^ part;
-			l->part = part;
+	if (l->gen != lz.gen) {
+		if (++lz.nlocs > LASSO_MEM_MAX) {
+			lz.off = true;	/* too big to follow: no verdict */
 			return;
 		}
+		*l = (struct lasso_loc){ .addr = w, .gen = lz.gen };
 	}
+	part = word_part(w);
+	lz.mem ^= l->part ^ part;
+	l->part = part;
 }
 
 /* @lt is at a schedule point again: the write it announced last is made. */
@@ -305,6 +300,8 @@ static bool tab_grow(void)
 static long seen(uint64_t sig, size_t d)
 {
 	struct lasso_slot *s = slot_of(lz.tab, lz.tab_shift, sig);
+	uint32_t period;
+	long prev;
 
 	if (s->gen != lz.gen) {
 		if (++lz.nsigs > (3u << lz.tab_shift) / 4) {
@@ -317,15 +314,12 @@ static long seen(uint64_t sig, size_t d)
 		*s = (struct lasso_slot){ .sig = sig, .dec = (uint32_t)d, .gen = lz.gen };
 		return -1;
 	}
-	{
-		long prev = s->dec;
-		uint32_t period = (uint32_t)(d - prev);
-
-		s->again = period == s->period ? s->again + 1 : 0;
-		s->period = period;
-		s->dec = (uint32_t)d;
-		return s->again ? prev : -1;
-	}
+	prev = s->dec;
+	period = (uint32_t)(d - prev);
+	s->again = period == s->period ? s->again + 1 : 0;
+	s->period = period;
+	s->dec = (uint32_t)d;
+	return s->again ? prev : -1;
 }
 
 /*
