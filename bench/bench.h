@@ -31,7 +31,7 @@
 #include <dcsim/stats.h>
 #include <dcsim/strategy.h>
 
-#include "../src/rng.h"
+#include "../src/base/rng.h"
 
 #define BENCH_MAX_THREADS	128
 #define BENCH_NR_BOUNDS	4	/* subjects 0..3 of every run: floor, cmpxchg, spin, raw-lockref */
@@ -282,7 +282,7 @@ int bench_run_cell(struct bench_config *cfg, const struct bench_workload *wl,
 		   struct bench_sample *out);
 /* A worker's context for thread @id of @cell: its id and its --seed stream. */
 void bench_worker_init(const struct bench_cell *cell, struct bench_worker *w, unsigned int id);
-/* The project's one generator (src/rng.h): picks paths, names and ops. */
+/* The project's one generator (src/base/rng.h): picks paths, names and ops. */
 static inline uint64_t bench_rand(uint64_t *s)
 {
 	return splitmix64_next(s);

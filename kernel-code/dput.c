@@ -57,7 +57,7 @@ void KC_ENTRY(struct dcsim_dentry *d)
 }
 
 /*
- * The ops table (src/dcache/kernel-code.h): dcsim_prune(),
+ * The ops table (src/model/kernel-code.h): dcsim_prune(),
  * dcsim_shrink_all(), dcsim_dget_parent() and (KC_HAVE_D_INVALIDATE and
  * KC_HAVE_D_DELETE, from the tree table's cflags line)
  * dcsim_d_invalidate() and dcsim_d_delete() of a cache of this variant

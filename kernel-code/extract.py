@@ -22,7 +22,7 @@ a copy, and writes into OUTDIR, for NAME given by --name:
                            the file or the function
   with --series DIR and --patch FILE...: the same after DIR/series, with
                            the series' functions and defines (a variant
-                           of the series' strategy, kernel/corpus/ "after:")
+                           of the series' strategy, corpus/ "after:")
   with --series DIR:
   NAME-htm-dcache.h        the functions + series-funcs after DIR/series
   NAME-htm-bug-nolock-dcache.h

@@ -173,7 +173,7 @@ def cache_key(root, includes, tarball, patches, cc, cache):
         h.update(sha256_file(p).digest())
     inputs = []
     for pat in ("kernel-code/*.py", "kernel-code/*.c", "kernel-code/trees/*.tree",
-                "kernel-code/include/*/*.h", "src/dcache/kernel-code.h"):
+                "kernel-code/include/*/*.h", "src/model/kernel-code.h"):
         inputs += sorted(glob.glob(os.path.join(root, pat)))
     for d in includes:
         inputs += sorted(glob.glob(os.path.join(d, "dcsim", "*.h")))
@@ -327,7 +327,7 @@ def build(args, table, version, tarball, top, work):
 def main():
     ap = argparse.ArgumentParser(description="build a patched kernel dput path as a strategy")
     ap.add_argument("--root", required=True,
-                    help="the directory holding kernel-code/ and src/dcache/kernel-code.h")
+                    help="the directory holding kernel-code/ and src/model/kernel-code.h")
     ap.add_argument("--include", action="append", default=[],
                     help="a directory holding dcsim/*.h of the check build (repeatable)")
     ap.add_argument("--cache", required=True)

@@ -10,7 +10,7 @@
 #  tsan: TSan, normal build, the real-thread stress test (every strategy).
 #        HTM is off (DCSIM_HTM=off): TSan's instrumentation would abort
 #        every hardware transaction anyway, and cannot model one.
-#        liburcu is not instrumented, so src/rcu.c annotates what RCU
+#        liburcu is not instrumented, so src/base/rcu.c annotates what RCU
 #        guarantees (__tsan_acquire/__tsan_release) instead of suppressing
 #        reports; no suppression file is used.
 #

@@ -11,18 +11,18 @@ must go down (or sideways within a layer), never up.
 
 The layers, bottom up (docs/design.md, "Layers"):
 
-    util             src/rng.h, src/report.h: header-only helpers with no
+    util             src/base/rng.h, src/base/report.h: header-only helpers with no
                      project include
     public-base      the primitives' public headers (<dcsim/atomic.h> ...)
-    primitives       src/*.c, src/*.h: spinlock, lockref, HTM, RCU, threads
+    primitives       src/base/: spinlock, lockref, HTM, RCU, threads
     public-model     <dcsim/dentry.h>, <dcsim/cache.h>, <dcsim/strategy.h>,
                      <dcsim/dcache-cover.h>, <dcsim/namei.h>
-    model            src/dcache/: the dentry cache and its dput strategies
+    model            src/model/: the dentry cache and its dput strategies
     kernel-code      kernel-code/: the kernel's own dput() over the model
     public-engine    <dcsim/explore.h>
     public-hooks     <dcsim/describe.h>: what the engine asks of the code
                      it checks (an object describer), registered from below
-    engine           src/explore/: schedulers, RCU and memory models,
+    engine           src/engine/: schedulers, RCU and memory models,
                      simulated HTM backend; knows no dentry
     public-checker   <dcsim/checker.h>, <dcsim/explore-dcache.h>
     checker          src/checker/: spec, trace language, suites, scenarios
@@ -44,7 +44,7 @@ import tempfile
 
 # (layer, path patterns relative to the source root); first match wins.
 LAYERS = [
-    ("util", ["src/rng.h", "src/report.h"]),
+    ("util", ["src/base/rng.h", "src/base/report.h"]),
     ("public-base", ["include/dcsim/atomic.h", "include/dcsim/compiler.h",
                      "include/dcsim/config.h", "include/dcsim/flavour.h",
                      "include/dcsim/htm.h", "include/dcsim/spinlock.h",
@@ -57,10 +57,10 @@ LAYERS = [
     ("public-hooks", ["include/dcsim/describe.h"]),
     ("public-engine", ["include/dcsim/explore.h"]),
     ("public-checker", ["include/dcsim/checker.h", "include/dcsim/explore-dcache.h"]),
-    ("engine", ["src/explore/*"]),
+    ("engine", ["src/engine/*"]),
     ("checker", ["src/checker/*"]),
-    ("model", ["src/dcache/*"]),
-    ("primitives", ["src/*"]),
+    ("model", ["src/model/*"]),
+    ("primitives", ["src/base/*"]),
     ("kernel-code", ["kernel-code/*"]),
     ("tests", ["tests/*"]),
 ]
@@ -87,11 +87,11 @@ SCANNED = ["src", "include", "kernel-code"]
 # Search paths of <...> (and, after the file's own folder, of "...").
 ANGLE_DIRS = ["include", "kernel-code/include"]
 # Folders meson adds to the targets of a folder (-I), searched for "...".
-QUOTE_DIRS = {"src/": ["src"], "kernel-code/": ["kernel-code", "src/dcache"]}
+QUOTE_DIRS = {"src/": ["src"], "kernel-code/": ["kernel-code", "src/model"]}
 # <...> prefixes that name the project's headers: these must resolve.
 OWN_ANGLE = ("dcsim/", "kc/", "linux/")
 # Generated at configure time: its layer, without a file in the tree
-# (kc-corpus.h: kernel-code/corpus.py, the corpus variants).
+# (kc-corpus.h: corpus/corpus.py, the corpus variants).
 GENERATED = {"include/dcsim/config.h", "kernel-code/kc-corpus.h"}
 
 # Wrong edges allowed for now, each (file, included file) with why; one
@@ -191,34 +191,34 @@ CLEAN = {
     "include/dcsim/dentry.h": "#include <dcsim/atomic.h>\n#include <dcsim/config.h>\n",
     "include/dcsim/explore.h": "#include <dcsim/config.h>\n",
     "include/dcsim/checker.h": "#include <dcsim/dentry.h>\n#include <dcsim/explore.h>\n",
-    "src/rng.h": "#include <stdint.h>\n",
-    "src/internal.h": "#include <dcsim/atomic.h>\n",
-    "src/lockref.c": '#include "internal.h"\n#include "rng.h"\n',
-    "src/dcache/dcache.h": '#include <dcsim/dentry.h>\n#include "../internal.h"\n',
-    "src/dcache/cache.c": '#include "dcache.h"\n#include "internal.h"\n',
-    "src/explore/sched.c": '#include <dcsim/explore.h>\n#include "../rng.h"\n',
+    "src/base/rng.h": "#include <stdint.h>\n",
+    "src/base/internal.h": "#include <dcsim/atomic.h>\n",
+    "src/base/lockref.c": '#include "internal.h"\n#include "rng.h"\n',
+    "src/model/dcache.h": '#include <dcsim/dentry.h>\n#include "../base/internal.h"\n',
+    "src/model/cache.c": '#include "dcache.h"\n#include "../base/internal.h"\n',
+    "src/engine/sched.c": '#include <dcsim/explore.h>\n#include "../base/rng.h"\n',
     "src/checker/diff.c": '#include <dcsim/checker.h>\n#include "spec.h"\n',
     "src/checker/spec.h": "#include <dcsim/dentry.h>\n",
-    "kernel-code/include/kc/glue.h": '#include "../../../src/dcache/dcache.h"\n',
+    "kernel-code/include/kc/glue.h": '#include "../../../src/model/dcache.h"\n',
     "kernel-code/glue.c": "#include <kc/glue.h>\n#include KC_SOURCE\n",
     "tests/common/harness.h": "#include <dcsim/checker.h>\n",
 }
 
 # name: (file, extra line, the layers the report must name)
 BAD = {
-    "model -> engine": ("src/dcache/cache.c", "#include <dcsim/explore.h>\n",
+    "model -> engine": ("src/model/cache.c", "#include <dcsim/explore.h>\n",
                         "model -> public-engine"),
-    "model -> engine (quoted)": ("src/dcache/cache.c", '#include "../explore/sched.c"\n',
+    "model -> engine (quoted)": ("src/model/cache.c", '#include "../engine/sched.c"\n',
                                  "model -> engine"),
-    "primitives -> model": ("src/lockref.c", '#include "dcache/dcache.h"\n',
+    "primitives -> model": ("src/base/lockref.c", '#include "../model/dcache.h"\n',
                             "primitives -> model"),
-    "engine -> dentry": ("src/explore/sched.c", "#include <dcsim/dentry.h>\n",
+    "engine -> dentry": ("src/engine/sched.c", "#include <dcsim/dentry.h>\n",
                          "engine -> public-model"),
-    "engine -> checker": ("src/explore/sched.c", '#include "../checker/spec.h"\n',
+    "engine -> checker": ("src/engine/sched.c", '#include "../checker/spec.h"\n',
                           "engine -> checker"),
     "src -> tests": ("src/checker/diff.c", '#include "../../tests/common/harness.h"\n',
                      "checker -> tests"),
-    "public -> src": ("include/dcsim/dentry.h", '#include "../../src/internal.h"\n',
+    "public -> src": ("include/dcsim/dentry.h", '#include "../../src/base/internal.h"\n',
                       "public-model -> primitives"),
     "public -> tests": ("include/dcsim/checker.h", '#include "../../tests/common/harness.h"\n',
                         "public-checker -> tests"),

@@ -20,18 +20,18 @@
  * "Scheduling": spinning does not yield, busy-wait livelocks fail); --sched
  * rt also takes the yield from cond_resched() (a real-time preemptor).
  *
- * --corpus DIR runs the corpus of upstream bugs (kernel/corpus/): for each
+ * --corpus DIR runs the corpus of upstream bugs (corpus/): for each
  * .bug entry the suites it names on the strategies it names, and prints
  * one table row per entry on stdout (dcsim_checker_corpus()); the kernel
  * code variants come from the plugin of the kernel-code build,
- *   dcsim-check --load kernel-code/libdcsim-kc-corpus.so --corpus kernel/corpus
+ *   dcsim-check --load kernel-code/libdcsim-kc-corpus.so --corpus corpus
  * and the exit status is 1 when a result disagrees with its entry's
  * "expect:" field.
  *
  * --jobs N runs the diff and explore suites in N forked processes, which
  * take the units (trace, exploration) one at a time from a shared counter,
  * so a fast process takes more; process i pins its explorations to the
- * i-th allowed CPU (src/explore/pin.c; --no-pin: no pinning, to measure
+ * i-th allowed CPU (src/engine/pin.c; --no-pin: no pinning, to measure
  * what it gains).  --shard I/N runs only the units that
  * dcsim_checker_shard_of() gives shard I, a fixed split for one
  * machine of N (with --jobs J, the shard's units are shared by J
@@ -323,7 +323,7 @@ static int run_jobs(unsigned int bit, const char *suite, const struct dcsim_dput
 			/* The explorer writes its part of a report to fd 2 itself. */
 			dup2(fileno(j[i].out), 2);
 			/*
-			 * One CPU each for the explorations (src/explore/pin.c);
+			 * One CPU each for the explorations (src/engine/pin.c);
 			 * a single process keeps the explorer's default, the
 			 * CPU it runs on, so that two shards started on one
 			 * machine tend to get different CPUs.

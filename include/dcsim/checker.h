@@ -174,7 +174,7 @@ DCSIM_API int dcsim_checker_stress(const struct dcsim_dput_strategy *s, unsigned
 
 /**
  * dcsim_checker_corpus() - run the corpus of upstream bugs in @dir
- * (kernel/corpus/, format in its README.md): for each entry the suites its
+ * (corpus/, format in its README.md): for each entry the suites its
  * .bug file names, on the strategies it names (a kind (a) entry's variant
  * <tree>-<name> by default), with the model fault it names planted, each
  * run in a child process; one row per entry on @table, saying whether the

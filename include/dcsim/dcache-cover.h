@@ -5,7 +5,7 @@
 /*
  * The dentry cache model's labelled slow paths and planted faults (check
  * flavour): what a suite reached, and the bugs its checkers must catch.
- * The model owns them (src/dcache/cover.c); the explorer knows neither.
+ * The model owns them (src/model/cover.c); the explorer knows neither.
  */
 
 #include <stdint.h>
@@ -13,7 +13,7 @@
 #include <dcsim/compiler.h>
 
 /*
- * Labelled slow paths of the cache model (src/dcache/cover.h), counted in
+ * Labelled slow paths of the cache model (src/model/cover.h), counted in
  * check builds so that a suite can show which of them it reached.
  */
 enum dcsim_dcache_cover {

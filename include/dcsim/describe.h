@@ -5,11 +5,11 @@
 /*
  * What the explorer asks of the code it explores (check flavour only).
  *
- * The explorer (src/explore/) knows no dentry.  Its reports name an
+ * The explorer (src/engine/) knows no dentry.  Its reports name an
  * address ("'/d/f'.d_lock" rather than 0x7f..) and its RCU model poisons
  * an object freed through call_rcu() until its grace period is over; for
  * both it asks a describer, which the model registers from its check-only
- * glue (src/dcache/describe.c) when the library is loaded.  Calls go
+ * glue (src/model/describe.c) when the library is loaded.  Calls go
  * one way: the model registers, the engine calls back.
  *
  * Ordering: the engine calls the describer with its own lock held (one

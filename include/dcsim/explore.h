@@ -49,7 +49,7 @@
  * DCSIM_EXPLORE_WATCHDOG seconds is reported with the scenario, the phase
  * and the replay line, and the process aborts.
  *
- * Fair cycles (opts.lasso_repeats, src/explore/lasso.c): a livelock in
+ * Fair cycles (opts.lasso_repeats, src/engine/lasso.c): a livelock in
  * which every thread keeps running (each retries because another undid
  * its step) ends sooner or later under a random schedule, so max_steps
  * does not see it.  In random and pct modes, with HTM off and sc memory,

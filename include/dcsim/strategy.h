@@ -67,7 +67,7 @@ enum dcsim_retain_style {
 
 /*
  * Not API: the kernel-code strategies' own shrinker, walks and lookups
- * (src/dcache/kernel-code.h).  Users' strategies leave ->ops NULL, and the
+ * (src/model/kernel-code.h).  Users' strategies leave ->ops NULL, and the
  * model's code runs those paths.
  */
 struct dcsim_dcache_ops;

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The corpus runner (dcsim_checker_corpus()): the upstream bugs of
- * kernel/corpus/ put through the suites, one row per bug.
+ * corpus/ put through the suites, one row per bug.
  *
- * An entry is a .bug file (kernel/corpus/README.md).  The runner reads from
+ * An entry is a .bug file (corpus/README.md).  The runner reads from
  * it what to run and what to expect, and nothing else: no entry has code
  * of its own here.
  *

@@ -617,7 +617,7 @@ const struct scn_def scn_defs[DCSIM_DSCN_NR] = {
 		{ LOOKUP(0, "g", 1), DPUT(1) } },
 		.warns = 1, .no_spec = true },
 	/*
-	 * The RCU-walk scenarios (src/dcache/namei.c).  Each WALK asserts
+	 * The RCU-walk scenarios (src/model/namei.c).  Each WALK asserts
 	 * that what it returns is positive; its fallbacks are labelled
 	 * walk_rcu_* (dcache-cover.h).  Rename is out of reach: the model
 	 * has none.

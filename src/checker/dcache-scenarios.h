@@ -88,7 +88,7 @@ struct scn_def {
 	unsigned int warns;		/* misuse warnings expected */
 	bool no_spec;			/* not comparable with the spec (misuse) */
 	/*
-	 * A latent-bug scenario (kernel/corpus/, kind c): it shows a bug
+	 * A latent-bug scenario (corpus/, kind c): it shows a bug
 	 * that the modelled kernel still has, so on a strategy without one
 	 * of these DCSIM_STRATEGY_* flags (the fix) it runs only when
 	 * opts->scenario names it exactly; elsewhere it is skipped.

@@ -17,7 +17,7 @@
 #include <dcsim/strategy.h>
 
 #include "diff.h"
-#include "../rng.h"
+#include "../base/rng.h"
 
 const char *const diff_op_names[T_NR] = {
 	"alloc", "add", "rehash", "lookup", "dget", "dget_parent", "dput", "drop",

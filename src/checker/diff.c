@@ -37,7 +37,7 @@
 
 #include "diff.h"
 #include "postcond.h"
-#include "../rng.h"
+#include "../base/rng.h"
 
 /*
  * Steps per random trace unless opts->diff_steps says otherwise: the same

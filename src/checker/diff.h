@@ -77,7 +77,7 @@ extern const unsigned int diff_dput_weights[T_NR];
  * (t->s allocated, free with trace_release()): operations drawn with
  * @weights (T_NR entries; a 0 never draws that operation; NULL: the
  * suite's), each valid in the spec's state where it runs.  The same seed
- * and weights give the same trace everywhere (src/rng.h).
+ * and weights give the same trace everywhere (src/base/rng.h).
  */
 void diff_generate(struct trace *t, uint64_t seed, size_t steps, const unsigned int *weights);
 

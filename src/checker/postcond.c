@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../report.h"
+#include "../base/report.h"
 #include "postcond.h"
 
 const char *postcond_call_name(enum postcond_call call)

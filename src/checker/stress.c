@@ -41,7 +41,7 @@
 #include <dcsim/strategy.h>
 #include <dcsim/warn.h>
 
-#include "../rng.h"
+#include "../base/rng.h"
 
 #define MAX_THREADS	64
 #define NR_DIRS		4

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "harness.h"
-#include "../../src/rng.h"
+#include "../../src/base/rng.h"
 
 uint64_t dcsim_test_env_u64(const char *name, uint64_t def)
 {

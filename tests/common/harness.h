@@ -25,7 +25,7 @@ uint64_t dcsim_test_env_u64(const char *name, uint64_t def);
 /** dcsim_test_seed() - DCSIM_SEED or @def; printed once to stderr. */
 uint64_t dcsim_test_seed(uint64_t def);
 
-/* The checkers' generator (splitmix64, src/rng.h) behind a test-sized API. */
+/* The checkers' generator (splitmix64, src/base/rng.h) behind a test-sized API. */
 struct dcsim_rng {
 	uint64_t s;
 };

@@ -2,7 +2,7 @@
 /*
  * Planted bugs that only the explorer's RCU and memory-ordering models can
  * see.  Each is one line away from fs/dcache.c:fast_dput() of 6.1, copied
- * from src/dcache/dput-fast.c with public building blocks only:
+ * from src/model/dput-fast.c with public building blocks only:
  *
  *  bug-fast-no-rcu   dput() without the rcu_read_lock() section around
  *                    fast_dput(): after the lockless drop to zero the dentry
@@ -49,7 +49,7 @@
 enum fd_bug { FD_CORRECT, FD_NO_RCU, FD_NO_RMB };
 
 /*
- * models fs/dcache.c:fast_dput() (6.1), as src/dcache/dput-fast.c.
+ * models fs/dcache.c:fast_dput() (6.1), as src/model/dput-fast.c.
  * Return: true if the put is complete; false with d_lock held and the
  * caller's reference counted again (count 1): the slow path decides.
  */

@@ -7,7 +7,7 @@
  * executions for soak runs (docs/testing.md).
  *
  * Coverage gate: at the end it prints, per strategy, how often each
- * labelled slow path of src/dcache/ ran (<dcsim/explore-dcache.h>), and
+ * labelled slow path of src/model/ ran (<dcsim/explore-dcache.h>), and
  * fails if a label was never reached by any strategy, or if a label that
  * a strategy's code contains was never reached with that strategy (the
  * "expected" table below), or if the spec comparison never ran.

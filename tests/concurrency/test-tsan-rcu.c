@@ -2,14 +2,14 @@
 /*
  * ThreadSanitizer must see an access made outside any RCU read-side section
  * racing with the RCU free of the object (TSan builds; elsewhere the test
- * is skipped).  src/rcu.c orders a callback only after the read-side
+ * is skipped).  src/base/rcu.c orders a callback only after the read-side
  * sections that were running at call_rcu() time; this checks that it does
  * not order more.
  *
  * The reader reads the object outside any section and tells the updater
  * (relaxed: no happens-before) to unlink it and call_rcu() its free; then
  * runs read-side sections of its own.  With one global sync object
- * released by every unlock and acquired by every callback (src/rcu.c
+ * released by every unlock and acquired by every callback (src/base/rcu.c
  * before issue 10), those later sections could order the read before the
  * free.  Variants "open" (the read inside a section still open at
  * call_rcu() time) and "ended" (inside a section that ended before

@@ -186,7 +186,7 @@ static void test_create_in_place(void **state)
 }
 
 /*
- * The dentry and inode caches (src/dcache/slab.c): objects freed on the
+ * The dentry and inode caches (src/model/slab.c): objects freed on the
  * call_rcu thread(s) come back, in magazines, to whichever thread allocates
  * next.  A batch far above one magazine and a depot's bound, allocated on
  * one thread, freed after a grace period, then allocated again on another:

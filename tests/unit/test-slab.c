@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The object caches' own contract (src/dcache/slab.c), through their
+ * The object caches' own contract (src/model/slab.c), through their
  * internal API (linked statically): an object is handed out once, a freed
  * one comes back to the thread that freed it, and in the check build a
  * write after free is reported (a warning) when the object is handed out

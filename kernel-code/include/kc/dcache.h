@@ -38,7 +38,7 @@
 #define DCACHE_SHRINK_LIST	0x00000400
 #define DCACHE_DENTRY_KILLED	0x00008000
 #define DCACHE_LRU_LIST		0x00080000
-#define DCACHE_MAY_FREE		0x00800000 /* 6.1; dcsim's 6.1 kill sets it (src/dcache/kill.c) */
+#define DCACHE_MAY_FREE		0x00800000 /* 6.1; dcsim's 6.1 kill sets it (src/model/kill.c) */
 #define DCACHE_ENTRY_TYPE	0x00700000
 #define DCACHE_MISS_TYPE	0x00000000
 #define DCACHE_PAR_LOOKUP	0x10000000 /* never set in dcsim */
@@ -60,7 +60,7 @@ struct hlist_bl_node {
 	struct hlist_bl_node *next, **pprev;
 };
 
-/* dcsim's struct dcsim_inode starts with i_lock (asserted in src/dcache/kernel-code.c). */
+/* dcsim's struct dcsim_inode starts with i_lock (asserted in src/model/kernel-code.c). */
 struct inode {
 	spinlock_t i_lock;
 };
@@ -192,7 +192,7 @@ static __always_inline int read_seqcount_retry(const unsigned int *s, unsigned i
 }
 
 /*
- * What the extraction leaves to dcsim (src/dcache/kernel-code.c), with the
+ * What the extraction leaves to dcsim (src/model/kernel-code.c), with the
  * kernel's contracts; which tree extracts what is its table's business
  * (kernel-code/trees/), and docs/kernel.md says why the rest stays dcsim's.
  */

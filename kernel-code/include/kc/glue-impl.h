@@ -94,7 +94,7 @@ KC_GLUE_FN void kc_dentry_unlink_inode(struct dcsim_dentry *d)
 	dcsim_rcu_read_unlock();
 }
 
-/* 6.1's __dentry_kill() is dcsim's (src/dcache/kernel-code.c); one per kill (kc_kills()). */
+/* 6.1's __dentry_kill() is dcsim's (src/model/kernel-code.c); one per kill (kc_kills()). */
 KC_GLUE_FN void kc_dentry_kill_61(struct dcsim_dentry *d)
 {
 	kc_tally.kills++;

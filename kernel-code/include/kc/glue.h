@@ -21,7 +21,7 @@
 #include <dcsim/rcu.h>
 #include <dcsim/spinlock.h>
 
-#include "../../../src/dcache/kernel-code.h"
+#include "../../../src/model/kernel-code.h"
 
 /* What the current dput() did, for its dcsim_dput_path. */
 struct kc_tally {

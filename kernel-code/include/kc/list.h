@@ -8,7 +8,7 @@
  * list operations are the kernel's (the same stores, WRITE_ONCE() where
  * the kernel has it, list_empty() a READ_ONCE()).
  *
- * list_lru is dcsim's (src/dcache/kernel-code.c): one list per cache under
+ * list_lru is dcsim's (src/model/kernel-code.c): one list per cache under
  * the cache's lru_lock, no NUMA nodes, no memcg, the counters dcsim keeps
  * (docs/kernel.md says why).  The superblock is dcsim's cache:
  * dentry->d_sb is struct dentry's view of dcsim's d_cache, and
@@ -110,7 +110,7 @@ static __always_inline void list_move(struct list_head *list, struct list_head *
 	list_add(list, head);
 }
 
-/* ---- list_lru (dcsim's: src/dcache/kernel-code.c) ---- */
+/* ---- list_lru (dcsim's: src/model/kernel-code.c) ---- */
 
 enum lru_status {
 	LRU_REMOVED,		/* item removed from list */

@@ -1,0 +1,453 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef DCSIM_SRC_EXPLORE_INTERNAL_H
+#define DCSIM_SRC_EXPLORE_INTERNAL_H
+
+/*
+ * Internal to the engine (src/engine/, check flavour): the logical threads
+ * of the explorer, the simulated transactions they run (htm-sim.c), the
+ * explorer's state (ex) and the functions its files share.  Names ending
+ * in _locked want ex.lock held.
+ *
+ * Ordering: one logical thread runs at a time.  The hand-off between them
+ * goes through the explorer mutex, so everything a thread wrote before its
+ * schedule point happens-before everything the next thread does; hence the
+ * per-thread fields below need no atomics once a thread holds the baton.
+ */
+
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <dcsim/atomic.h>
+#include <dcsim/explore.h>
+#include <dcsim/htm.h>
+#include <dcsim/rcu.h>
+
+#include "../base/rng.h"
+
+/* Largest single access the undo log records (the lockref word is 8). */
+#define SIM_UNDO_BYTES	16
+/* Store footprint after which a transaction aborts for capacity. */
+#define SIM_UNDO_MAX	256
+/* RTM aborts a transaction nested deeper than this. */
+#define SIM_NEST_MAX	7
+/* Cache lines a simulated transaction can track (read set + write set). */
+#define SIM_LINE_SHIFT	6
+#define SIM_LINES_MAX	512
+/* Spinlocks one logical thread can be seen holding at once (strict.c). */
+#define LT_HELD_MAX	16
+/* Values overwritten since a thread's last ordering point (weak memory). */
+#define WM_LOG_MAX	32
+
+struct sim_undo {
+	void *addr;
+	unsigned int size;
+	unsigned char old[SIM_UNDO_BYTES];
+};
+
+struct sim_txn {
+	bool active;
+	unsigned int depth;		/* flat nesting, as RTM */
+	jmp_buf env;			/* set by the dcsim_htm_begin() macro */
+	/*
+	 * The frame that called setjmp() (its DWARF CFA) and its return
+	 * address, to check that it is still live before resuming in it
+	 * (htm-sim.c:sim_frame_gone()); where begin was, for the message.
+	 */
+	void *frame;
+	void *frame_ra;
+	const char *begin_func;
+	int begin_line;
+	dcsim_htm_status_t status;	/* what the resumed begin returns */
+	/* conflict mode: another thread's access aborted us while we waited */
+	bool doomed;
+	unsigned int rcu_depth0;	/* RCU nesting at begin, put back by an abort */
+	unsigned int nlog;
+	struct sim_undo log[SIM_UNDO_MAX];
+	/* read and write sets, as cache line numbers (addr >> SIM_LINE_SHIFT) */
+	unsigned int nread, nwrite;
+	uintptr_t rset[SIM_LINES_MAX], wset[SIM_LINES_MAX];
+};
+
+/* A value another thread overwrote since our last ordering point. */
+struct wm_ent {
+	uintptr_t addr;
+	unsigned int size;
+	unsigned char old[SIM_UNDO_BYTES];
+};
+
+enum lt_state {
+	LT_RUNNABLE,
+	LT_BLOCKED,	/* spun with no foreign write since its last spin */
+	LT_DONE,
+};
+
+struct explore_pool;
+
+struct lthread {
+	struct explore_pool *pool;
+	unsigned int id;
+	pthread_t pthread;
+	pthread_cond_t cv;
+	enum lt_state state;
+	bool spun;		/* has called cpu_relax() this execution */
+	bool foreign_write;	/* another thread wrote since our last spin */
+	bool pending_write;	/* our last schedule point was a write, now done */
+	unsigned int prio;	/* PCT priority, higher runs first */
+	/* last access, for deadlock reports */
+	enum dcsim_access last_acc;
+	const char *last_func;
+	int last_line;
+	const volatile void *last_addr;
+	/* what its last spin (or cond_resched()) waited on: the access before it */
+	const volatile void *spin_on;
+	/*
+	 * Spinlocks it holds (dcsim_spin_note(), strict.c); held_lost counts
+	 * those past LT_HELD_MAX.  contended: the last lock it found taken;
+	 * waiting: the lock whose ticket it holds and waits to be served.
+	 */
+	const void *held[LT_HELD_MAX];
+	unsigned int nheld, held_lost;
+	const void *contended, *waiting;
+	/* RCU: read-side nesting, and outermost sections entered so far */
+	unsigned int rcu_depth;
+	unsigned long rcu_sections;
+	/*
+	 * Weak memory (DCSIM_EXPLORE_MEM_RELAXED_RMW): wm_open after a relaxed
+	 * RMW with no ordering point since; wm[] the values our later loads
+	 * may still return; a stale load patches memory until our next
+	 * schedule point (wm_patched, the current bytes in wm_cur).
+	 */
+	bool wm_open;
+	uintptr_t wm_rmw_addr;
+	unsigned int wm_n;
+	struct wm_ent wm[WM_LOG_MAX];
+	bool wm_patched;
+	void *wm_paddr;
+	unsigned int wm_psize;
+	unsigned char wm_cur[SIM_UNDO_BYTES];
+	/* lasso.c: the write announced at its last schedule point, made since */
+	const volatile void *lz_addr;
+	unsigned int lz_size;
+	unsigned long progress;	/* dcsim_explore_progress() marks this execution */
+	struct sim_txn txn;
+};
+
+extern __thread struct lthread *explore_lt;
+
+/* ---- the explorer's state, one file per concern around it ---- */
+
+#define CTL		(-1)	/* the controller holds the baton */
+#define SLOG_MAX	8192	/* ring of the most recent steps */
+#define PCT_MAX_DEPTH	16
+
+struct explore_pool {
+	struct lthread lt[DCSIM_EXPLORE_MAX_THREADS];
+	unsigned int n;
+	bool dead;		/* abandoned after a failure: its threads park */
+	bool shutdown;
+};
+
+struct slog_ent {
+	const char *func;
+	const volatile void *addr;
+	int line;
+	uint8_t tid;
+	uint8_t acc;		/* enum dcsim_access, or SL_* below */
+	uint8_t txn;
+	uint8_t size;
+};
+
+enum {
+	SL_EXIT = DCSIM_ACC_NR,	/* thread body returned */
+	SL_HTM_ABORT,		/* injected abort; addr holds the status */
+	SL_HTM_COMMIT,
+	SL_CALL_RCU,		/* call_rcu(); addr holds the head */
+	SL_RCU_CB,		/* a callback ran (or its object was poisoned) */
+	SL_STALE,		/* the load just before passed a relaxed RMW */
+	SL_PREEMPT,		/* strict priorities: tid taken off its CPU by the thread in addr */
+	SL_NR
+};
+
+struct dfs_node {
+	uint16_t enabled;	/* runnable threads at this decision */
+	uint16_t tried;		/* alternatives taken or ruled out */
+	int8_t chosen;
+	int8_t prev;		/* thread holding the baton, CTL at the start */
+	uint16_t preempt;	/* preemptions before this decision */
+};
+
+enum cb_state {
+	CB_PENDING,	/* waiting for its grace period, or for the explorer */
+	CB_POISONED,	/* grace period over, object poisoned; runs at quiescence */
+	CB_DONE,
+};
+
+struct rcu_cb {
+	struct dcsim_rcu_head *head;
+	dcsim_rcu_cb_t func;
+	enum cb_state state;
+	char *obj;			/* the object it frees (describer), or NULL */
+	size_t size;
+	unsigned char *saved;		/* the object's bytes while poisoned */
+	/* readers at call_rcu() time, and which section each was in */
+	uint32_t readers;
+	unsigned long sect[DCSIM_EXPLORE_MAX_THREADS];
+	int queuer;			/* logical thread, or CTL */
+	unsigned long q_slog, gp_slog;	/* schedule log indices */
+	unsigned long gp_step;
+};
+
+/* A use after free: who freed, who accessed. */
+struct uaf_info {
+	bool set;
+	int queuer, accessor;
+	unsigned long q_slog, gp_slog, a_slog;
+};
+
+struct explorer {
+	pthread_mutex_t lock;
+	pthread_cond_t ctl_cv;
+	bool running;
+	int current;
+	bool exec_done;
+	struct explore_pool *pool;
+	const struct dcsim_scenario *sc;
+	void *state;
+	struct dcsim_explore_opts o;
+	unsigned long exec_no;		/* 1-based */
+	uint64_t exec_seed;
+	uint64_t rng, inj_rng, rcu_rng, wm_rng;
+	unsigned long step;
+	/* failure of the current execution */
+	bool failed, abandoned;
+	char msg[512];
+	/* interleaving */
+	struct slog_ent slog[SLOG_MAX];
+	unsigned long nslog;
+	unsigned long slog_len_shown;	/* steps a report prints (DCSIM_EXPLORE_TRACE) */
+	/* decisions taken this execution */
+	int8_t *dec;
+	size_t ndec, dec_cap;
+	int8_t *forced;
+	size_t nforced;
+	/* pct */
+	unsigned long pct_k;		/* step estimate; 0 until one execution ran */
+	unsigned long pct_k_used;
+	unsigned long change[PCT_MAX_DEPTH];
+	unsigned int nchange;
+	/* dfs */
+	struct dfs_node *nodes;
+	size_t nnodes, nodes_cap, replay_len;
+	unsigned int preempt;
+	/* RCU callbacks of this execution, in call_rcu() order; under ex.lock */
+	struct rcu_cb *cbs;
+	size_t ncbs, cbs_cap;
+	struct uaf_info uaf;
+	unsigned long htm_commits, htm_aborts, htm_conflicts, htm_capacity_aborts;
+	unsigned long rcu_cbs_run, stale_loads;
+	/*
+	 * Strict priorities (strict.c): the one preemption of this execution,
+	 * planned from its own stream of the seed.  victim -1: none planned.
+	 */
+	uint64_t strict_rng;
+	int strict_victim, strict_by;
+	unsigned long strict_at;	/* first step at which it may happen */
+	bool strict_off;		/* the victim is off its CPU now */
+	bool strict_over;		/* it happened and ended */
+	unsigned long strict_since;	/* schedule log index when it happened */
+	unsigned long strict_run;	/* the preemptor's points since, without a yield */
+	const char *strict_func;	/* where the victim stopped */
+	int strict_line;
+	unsigned long strict_count;	/* preemptions, all executions */
+	int strict_rescue;		/* a thread the next pick must run, or -1 */
+};
+
+extern struct explorer ex;
+extern const char *const acc_names[];
+
+
+static inline void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n);
+	if (!p) {
+		fputs("dcsim-explore: out of memory\n", stderr);
+		abort();
+	}
+	return p;
+}
+
+/* ---- access classes ---- */
+
+static inline bool acc_writes(unsigned int acc)
+{
+	return acc == DCSIM_ACC_STORE || acc == DCSIM_ACC_RMW || acc == DCSIM_ACC_RMW_RELAXED;
+}
+
+static inline bool acc_touches(unsigned int acc)
+{
+	return acc_writes(acc) || acc == DCSIM_ACC_LOAD || acc == DCSIM_ACC_LOAD_ACQUIRE;
+}
+
+/* Orders the thread's later loads after everything before it. */
+static inline bool acc_orders_loads(unsigned int acc)
+{
+	return acc == DCSIM_ACC_FENCE || acc == DCSIM_ACC_RMB || acc == DCSIM_ACC_RMW ||
+	       acc == DCSIM_ACC_LOAD_ACQUIRE;
+}
+
+static inline bool overlaps(uintptr_t a, size_t as, uintptr_t b, size_t bs)
+{
+	return a < b + bs && b < a + as;
+}
+
+/*
+ * A failed execution's state is leaked on purpose (see the caller).  Tell
+ * LeakSanitizer so, rather than have it report or be suppressed wholesale:
+ * an ignored object also keeps what it points to from being reported.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+void __lsan_ignore_object(const void *p);
+#define lsan_keep(p)	do { if (p) __lsan_ignore_object(p); } while (0)
+#else
+#define lsan_keep(p)	((void)(p))
+#endif
+
+/* crash.c */
+void crash_handler(int sig);
+
+/* failure.c */
+__attribute__((noreturn)) void abandon_locked(struct lthread *lt);
+void fail_lockedf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+__attribute__((noreturn)) void park_forever(void);
+void report_failure(FILE *f);
+
+/* htm-conflicts.c */
+void htm_conflicts(struct lthread *lt, unsigned int acc, uintptr_t addr, unsigned int size);
+
+/* lasso.c: fair cycles (livelocks in which every thread runs) */
+void lasso_exec_begin(void);
+void lasso_note_access(struct lthread *lt, unsigned int acc, const volatile void *addr,
+		       unsigned int size);
+void lasso_flush(struct lthread *lt);
+void lasso_note_lock(const void *lock);
+int lasso_point(uint32_t en);
+const char *lasso_caught(void);
+void lasso_run_begin(void);
+void lasso_counts(unsigned long *tried, unsigned long *demoted);
+
+/* names.c */
+const char *describe_addr(uintptr_t a, unsigned int size, char *buf, size_t len);
+/* The object @head frees, as the describer tells, or NULL (*@size 0). */
+char *rcu_head_object(struct dcsim_rcu_head *head, size_t *size);
+void names_exec_begin(void);
+
+/* opts.c */
+
+/* pick.c */
+bool dfs_next(void);
+int parse_schedule(const char *s);
+int pick(struct lthread *cur);
+
+/* pin.c: the calling thread on one CPU, and back (why: see pin.c). */
+bool explore_pin(void);
+void explore_unpin(void);
+
+/* pool.c */
+struct explore_pool *pool_create(unsigned int n);
+void pool_destroy(struct explore_pool *pool);
+void pool_install(struct explore_pool *pool);
+
+/* rcu-cb.c */
+void defer_rcu(struct dcsim_rcu_head *head, dcsim_rcu_cb_t func);
+void discard_rcu(void);
+void drain_rcu(void);
+
+/* rcu-gp.c */
+void rcu_enter(struct lthread *lt);
+void rcu_exit(struct lthread *lt, const char *func, int line);
+/* The callbacks' progress, for lasso.c's signature of the state. */
+uint64_t rcu_signature(void);
+void rcu_tick(struct lthread *lt);
+void rcu_unpoison_all(void);
+void uaf_check(struct lthread *lt, unsigned int acc, const volatile void *addr,
+		unsigned int size, const char *func, int line);
+
+/* sched-point.c */
+void describe_threads(char *buf, size_t len);
+void flush_write(struct lthread *lt);
+void wait_turn(struct lthread *lt);
+
+/* strict.c */
+void strict_prepare(void);
+/* ex.lock held: @lt's schedule point of kind @acc, before the pick. */
+void strict_point(struct lthread *lt, unsigned int acc);
+/* ex.lock held: @lt returned; a victim it kept off its CPU runs again. */
+void strict_exit(struct lthread *lt);
+/* ex.lock held: nobody can run.  Fails the execution if a victim is off its CPU. */
+bool strict_stuck(struct lthread *lt);
+/* ex.lock held: the victim of the current preemption, to leave out of the pick. */
+static inline bool strict_is_off(unsigned int tid)
+{
+	return ex.strict_off && (int)tid == ex.strict_victim;
+}
+
+/* schedule-log.c */
+void schedule_print(FILE *f);
+void slog_add(unsigned int tid, unsigned int acc, const volatile void *addr,
+		unsigned int size, const char *func, int line, bool txn);
+void slog_print(FILE *f);
+void slog_print_thread(FILE *f, int tid, unsigned long upto, unsigned int max);
+
+/* watchdog.c */
+void wd_phase(const char *phase);
+/* The limit of each phase, in seconds (0: off). */
+void wd_set_limit(unsigned long secs);
+
+/* weak-memory.c */
+void wm_clear(struct lthread *lt);
+void wm_load(struct lthread *lt, unsigned int acc, uintptr_t addr, unsigned int size,
+		    const char *func, int line);
+void wm_note_write(struct lthread *lt, uintptr_t addr, unsigned int size);
+bool wm_on(void);
+
+
+/* The engine, for htm-sim.c */
+void explore_schedule(struct lthread *lt, enum dcsim_access acc,
+			    const volatile void *addr, unsigned int size,
+			    const char *func, int line);
+bool explore_htm_on(void);
+/* 0, or the (marked) abort status to inject at this point. */
+dcsim_htm_status_t explore_htm_inject(struct lthread *lt, const char *where);
+void explore_slog_txn(struct lthread *lt, enum dcsim_access acc,
+			     const volatile void *addr, unsigned int size,
+			     const char *func, int line);
+void explore_note_htm(bool commit, dcsim_htm_status_t st);
+/* Conflict mode: transactions have schedule points inside. */
+bool explore_htm_conflict_mode(void);
+/* Lines a transaction may track: the capacity option, or SIM_LINES_MAX. */
+unsigned int explore_htm_capacity(void);
+/* RCU nesting changes made inside a transaction (no schedule point there). */
+void explore_rcu_note(struct lthread *lt, enum dcsim_access acc);
+
+/* Put back memory a stale load patched (weak memory); ex.lock not needed. */
+void explore_wm_restore(struct lthread *lt);
+
+/* htm-sim.c, for the engine */
+void htm_sim_access(struct lthread *lt, enum dcsim_access acc,
+			    const volatile void *addr, unsigned int size,
+			    const char *func, int line);
+void htm_sim_reset(struct lthread *lt);
+/* Conflict mode, after @lt's schedule point, right before its access. */
+void htm_sim_access_conflict(struct lthread *lt, enum dcsim_access acc,
+				     const volatile void *addr, unsigned int size,
+				     const char *func, int line);
+/* Conflict mode: @lt (parked) loses to another thread's access; roll back now. */
+void htm_sim_doom(struct lthread *lt, dcsim_htm_status_t st);
+/* Does @lt's transaction hold line @ln in its write set (or read set)? */
+bool htm_sim_has_line(const struct lthread *lt, uintptr_t ln, bool write_set);
+
+#endif /* DCSIM_SRC_EXPLORE_INTERNAL_H */
