@@ -288,10 +288,10 @@ static inline uint64_t bench_rand(uint64_t *s)
 	return splitmix64_next(s);
 }
 
-/* sharing.c: --sharing, the shared writes per op (check build only) */
+/* sharing.c: --sharing, the shared writes per op (instrumented build only) */
 #define BENCH_SHARING_OPS	1000	/* ops per thread per cell unless --ops */
 #define BENCH_SHARING_METHOD \
-	"check build access hook (<dcsim/atomic.h>); real threads taking turns, one op each, " \
+	"instrumented build access hook (<dcsim/atomic.h>); real threads taking turns, one op each, " \
 	"round robin; 64-byte lines; HTM off"
 bool bench_sharing_supported(void);
 /* Fill cfg->share for every workload, strategy and thread count; Return: 0, 1 failed. */

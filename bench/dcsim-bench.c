@@ -67,7 +67,7 @@ static void usage(FILE *f)
 "                           or json, the targets, and --plot where gnuplot is\n"
 "      --sharing            count, instead of timing, the atomic RMWs and stores per\n"
 "                           op to cache lines that more than one thread writes (the\n"
-"                           check build only; workers take turns op by op; default\n"
+"                           instrumented build only; workers take turns op by op; default\n"
 "                           -t 2,4 and --ops %d; HTM off)\n"
 "      --htm POLICY         auto, off or force (default $DCSIM_HTM, else auto)\n"
 "      --pin / --no-pin     pin worker i to the i-th CPU of --cpus (default: pin)\n"
@@ -966,9 +966,9 @@ int main(int argc, char **argv)
 		return err;
 	}
 	if (cfg.sharing && !bench_sharing_supported())
-		return bad("--sharing counts writes through the check build's access hook: "
-			   "build with meson setup build-check -Dcheck=true and run "
-			   "build-check/bench/dcsim-bench --sharing");
+		return bad("--sharing counts writes through the instrumented build's access hook: "
+			   "build with meson setup build-instr -Dinstrument=true and run "
+			   "build-instr/bench/dcsim-bench --sharing");
 	if (cfg.sharing && (cfg.ci_width > 0 || cfg.plot))
 		return bad("--sharing counts writes, it times nothing: no --ci-width or --plot");
 	if (!(cfg.ci_width > 0) && (budget_set || max_reps_set))

@@ -8,7 +8,7 @@ A short run (operation counts, not durations) prints its table and, with
 --save, its JSON.  Then --from reads the JSON back and must print the same
 table byte for byte, the same JSON byte for byte (every figure read back to
 the same double), and the same CSV as --from of its own JSON output.  In a
-check build the same holds for a --sharing report, whose figures must also
+instrumented build the same holds for a --sharing report, whose figures must also
 be hot 2 and final 0 shared writes per op for the lockref strategies; a
 normal build must refuse --sharing.  Bad input to --from exits 2 with a
 message.
@@ -76,10 +76,10 @@ def main():
                 check(rc == 0 and os.path.getsize(png) > 0, f"--from --plot draws a PNG ({err.strip()[-200:]})")
 
         rc, out, err = run(["--sharing", "-w", "hot", "-s", "fast", "--ops", "50"])
-        if rc == 2 and "check build" in err:
+        if rc == 2 and "instrumented build" in err:
             print("normal build: --sharing refused, as it must be")
         else:
-            check(rc == 0, f"check build: --sharing runs ({err.strip()[-200:]})")
+            check(rc == 0, f"instrumented build: --sharing runs ({err.strip()[-200:]})")
             doc = round_trip(tmp, "sharing", ["--sharing", "-w", "hot,final",
                                               "-s", "locked,lockref,fast", "--ops", "300"])
             if doc:

@@ -7,7 +7,7 @@
  * a many-core run will see: 0 scales, anything above 0 has a line every op
  * of every thread queues for.
  *
- * How: in the check build every shared access goes through a schedule point
+ * How: in the instrumented build every shared access goes through a schedule point
  * (<dcsim/atomic.h>), and dcsim_access_observer_set() lets this file see
  * those of ordinary threads.  The observer keeps, per thread, a count of
  * RMWs and stores per line; after the cell, the lines written by more than
@@ -45,7 +45,7 @@
 #include <dcsim/atomic.h>
 #include <dcsim/config.h>
 #include <dcsim/htm.h>
-#if DCSIM_CHECK
+#if DCSIM_INSTRUMENT
 #include <dcsim/explore.h>
 #endif
 
@@ -56,10 +56,10 @@
 
 bool bench_sharing_supported(void)
 {
-	return DCSIM_CHECK;
+	return DCSIM_INSTRUMENT;
 }
 
-#if DCSIM_CHECK
+#if DCSIM_INSTRUMENT
 
 /* One line's writes by one thread. */
 struct line_count {
@@ -440,12 +440,12 @@ int bench_sharing_run(struct bench_config *cfg)
 	return failed;
 }
 
-#else /* !DCSIM_CHECK */
+#else /* !DCSIM_INSTRUMENT */
 
 int bench_sharing_run(struct bench_config *cfg)
 {
 	(void)cfg;
-	fprintf(stderr, "dcsim-bench: --sharing needs the check build\n");
+	fprintf(stderr, "dcsim-bench: --sharing needs the instrumented build\n");
 	return 2;
 }
 

@@ -37,7 +37,7 @@
  *
  * Shared memory is only touched through <dcsim/atomic.h> (DCSIM_READ_ONCE
  * and friends), the lockref and spinlock calls, and the dentry accessors:
- * in a check build each of those is a schedule point of the explorer and
+ * in an instrumented build each of those is a schedule point of the explorer and
  * is logged for rollback by the simulated HTM.  A plain load or store is
  * invisible to both.
  */
@@ -92,7 +92,7 @@
  * Return: true if the transaction committed and the put is done; false if
  * it did not start or aborted, with nothing changed.
  *
- * In a check build dcsim_htm_begin() is a macro around setjmp(): an abort
+ * In an instrumented build dcsim_htm_begin() is a macro around setjmp(): an abort
  * returns from it a second time.  So it is called here, in the function
  * that runs the whole transaction, this function does not return between
  * begin and end, and the abort path reads only @st, which the body never

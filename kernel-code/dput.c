@@ -10,7 +10,7 @@
  *
  * Everything the extracted functions name comes from the shims in
  * include/: struct dentry over struct dcsim_dentry, lockref, spinlock_t,
- * RCU, WARN, <linux/htm.h>.  In the check build this file is compiled with
+ * RCU, WARN, <linux/htm.h>.  In the instrumented build this file is compiled with
  * -fsanitize=thread, so that every plain access below is a schedule point
  * (tsan-hooks.c).
  */
@@ -122,7 +122,7 @@ const struct dcsim_dcache_ops KC_OPS = {
 #endif
 };
 
-#if DCSIM_CHECK
+#if DCSIM_INSTRUMENT
 /* For the explorer's traces: which kernel function made an access (the tree table's list). */
 #define KC_FUNC(f)	{ #f, (const void *)f, KC_SOURCE },
 static const struct kc_func funcs[] = {

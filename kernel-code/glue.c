@@ -40,7 +40,7 @@
 __thread struct kc_tally kc_tally;
 __thread struct kc_pcpu kc_pcpu;
 
-#if DCSIM_CHECK
+#if DCSIM_INSTRUMENT
 #include <kc/glue-impl.h>
 #endif
 
@@ -161,7 +161,7 @@ const char *kc_func_where(const void *pc, int *line)
 	return l->label;
 }
 
-/* Entries per function (check build); relaxed: counts, ordering nothing. */
+/* Entries per function (instrumented build); relaxed: counts, ordering nothing. */
 static unsigned long func_hits[KC_MAX_FUNCS];
 
 void kc_func_entered(const void *pc)
@@ -247,7 +247,7 @@ void kc_k612_ex_dput(struct dcsim_dentry *d);
 void kc_k612_ex_bug_dput(struct dcsim_dentry *d);
 extern const struct dcsim_dcache_ops kc_k612_ex_ops;
 extern const struct dcsim_dcache_ops kc_k612_ex_bug_ops;
-#if DCSIM_CHECK
+#if DCSIM_INSTRUMENT
 void kc_k61_htm_bug_nolock_dput(struct dcsim_dentry *d);
 #endif
 
@@ -339,7 +339,7 @@ struct kc_corpus_unbuilt {
 
 #include "kc-corpus.h"
 
-#if DCSIM_CHECK
+#if DCSIM_INSTRUMENT
 KC_STRATEGY_DPUT(k61_htm_bug_nolock_dput, kc_k61_htm_bug_nolock_dput)
 extern const struct dcsim_dcache_ops kc_k61_htm_bug_nolock_ops;
 

@@ -25,7 +25,7 @@ build; docs/kernel.md, "Checking a patch of yours").  It
  4. prints one line, "KPATCH <shared object> <strategy name>", on stdout.
 
 The shared object leaves dcsim_* unresolved: the process that loads it
-(dcsim-check, linked with libdcsim-check) provides them.  Its
+(dcsim-check, linked with libdcsim-instrumented) provides them.  Its
 dcsim_plugin_init() registers the strategy, so nothing is registered
 unless the whole object loaded.
 
@@ -59,7 +59,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.dont_write_bytecode = True
 import extract  # noqa: E402  (read_tree: the table's keys)
 
-# The check build's flags for the kernel objects (kernel-code/meson.build):
+# The instrumented build's flags for the kernel objects (kernel-code/meson.build):
 # its warning policy, -fsanitize=thread with the hooks of tsan-hooks.c,
 # -fno-inline for one body per kernel function.
 KERNEL_ARGS = ["-Wno-sign-compare", "-Wno-unused-parameter", "-Wno-shadow",
@@ -329,7 +329,7 @@ def main():
     ap.add_argument("--root", required=True,
                     help="the directory holding kernel-code/ and src/model/kernel-code.h")
     ap.add_argument("--include", action="append", default=[],
-                    help="a directory holding dcsim/*.h of the check build (repeatable)")
+                    help="a directory holding dcsim/*.h of the instrumented build (repeatable)")
     ap.add_argument("--cache", required=True)
     ap.add_argument("--tree", required=True, help="6.1, 6.12, ... or a tarball")
     ap.add_argument("--patch", action="append", default=[], required=True)

@@ -2,7 +2,7 @@
 /*
  * lib/lockref.c, whole, from the tarball (extract.py copies it; meson
  * passes it as KC_SOURCE), over the shims <linux/export.h> and
- * <linux/lockref.h>.  Check build: -fsanitize=thread, as dput.c.
+ * <linux/lockref.h>.  Instrumented build: -fsanitize=thread, as dput.c.
  */
 
 #include <kc/funcs.h>
@@ -10,7 +10,7 @@
 
 #include KC_SOURCE
 
-#if DCSIM_CHECK
+#if DCSIM_INSTRUMENT
 static const struct kc_func funcs[] = {
 	{ "lockref_get", (const void *)lockref_get, KC_SOURCE },
 	{ "lockref_get_not_zero", (const void *)lockref_get_not_zero, KC_SOURCE },

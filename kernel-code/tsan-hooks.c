@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Check build: the ThreadSanitizer entry points, defined here instead of
+ * Instrumented build: the ThreadSanitizer entry points, defined here instead of
  * by libtsan, for the objects built with -fsanitize=thread (dput.c and
  * lockref-funcs.c, i.e. the kernel's code and nothing else).
  *
@@ -17,7 +17,7 @@
  *
  * Atomics are performed seq_cst whatever order the code asked for: the
  * explorer runs one logical thread at a time, so the order argument
- * changes nothing there, and free-running threads of a check build only
+ * changes nothing there, and free-running threads of an instrumented build only
  * get more ordering than they asked for.
  */
 

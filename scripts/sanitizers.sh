@@ -5,7 +5,7 @@
 #
 #   scripts/sanitizers.sh [asan|tsan|all]   (default: all)
 #
-#  asan: ASan+UBSan, normal and check (-Dcheck=true) builds, the whole
+#  asan: ASan+UBSan, normal and check (-Dinstrument=true) builds, the whole
 #        meson test suite of each, any UBSan report fatal.
 #  tsan: TSan, normal build, the real-thread stress test (every strategy).
 #        HTM is off (DCSIM_HTM=off): TSan's instrumentation would abort
@@ -38,7 +38,7 @@ run_asan() {
 		echo "== ASan+UBSan, check=$check: $dir"
 		# qemu_tests off: the emulated suites add nothing a sanitizer sees.
 		setup "$dir" -Db_sanitize=address,undefined -Db_lundef=false -Dqemu_tests=disabled \
-			-Dcheck=$check -Dbuildtype=debugoptimized --werror
+			-Dinstrument=$check -Dbuildtype=debugoptimized --werror
 		# Sanitized code runs several times slower than the timeouts assume.
 		meson test -C "$dir" --num-processes "$jobs" --print-errorlogs --timeout-multiplier 5
 	done

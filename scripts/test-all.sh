@@ -7,7 +7,7 @@
 #   2. build + meson test  --werror; unit, differential, concurrency (stress),
 #                          bench smoke, and the qemu-user suite (x86-64 with
 #                          forced HTM, ppc64le cross build under POWER9)
-#   3. check build         -Dcheck=true: the deterministic explorer, the
+#   3. instrumented build         -Dinstrument=true: the deterministic explorer, the
 #                          simulated HTM, the scenarios and planted bugs
 #   4. sanitizers          scripts/sanitizers.sh: ASan+UBSan over everything,
 #                          TSan over the stress tests
@@ -54,14 +54,14 @@ main_suite() {
 }
 
 check_suite() {
-	configure build-ci-check -Dcheck=true -Dqemu_tests=disabled --werror &&
-	ninja -C build-ci-check -j "$jobs" &&
-	meson test -C build-ci-check --print-errorlogs --num-processes "$jobs"
+	configure build-ci-instr -Dinstrument=true -Dqemu_tests=disabled --werror &&
+	ninja -C build-ci-instr -j "$jobs" &&
+	meson test -C build-ci-instr --print-errorlogs --num-processes "$jobs"
 }
 
 step packages scripts/install-deps.sh --tests
 step build-and-test main_suite
-step check-build check_suite
+step instrumented-build check_suite
 step sanitizers scripts/sanitizers.sh all
 step kernel bash kernel/ci.sh
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * dcsim-check: run the checkers (<dcsim/checker.h>) on a dput strategy,
- * built in or loaded from a user's shared library.  Check build only.
+ * built in or loaded from a user's shared library.  Instrumented build only.
  *
  *   dcsim-check [--load LIB.so]... --strategy NAME
  *               [--suites diff,explore,stress,misuse] [--seed N]

@@ -88,7 +88,7 @@ int main(int argc, char **argv)
 
 	printf("cpu:        %s\n", info.cpu);
 	printf("backend:    %s (compiled)%s\n", dcsim_htm_backend_name(info.backend),
-	       DCSIM_CHECK ? ", check build" : "");
+	       DCSIM_INSTRUMENT ? ", instrumented build" : "");
 	switch (info.backend) {
 	case DCSIM_HTM_BACKEND_X86_RTM:
 		printf("detection:  CPUID.(EAX=7,ECX=0): EBX=0x%08x EDX=0x%08x\n",

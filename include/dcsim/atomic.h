@@ -11,7 +11,7 @@
  * map onto the GCC __atomic builtins, so the compiler can neither tear nor
  * fuse them and ThreadSanitizer sees every one.
  *
- * In the check build (meson -Dcheck=true, DCSIM_CHECK set in
+ * In the instrumented build (meson -Dinstrument=true, DCSIM_INSTRUMENT set in
  * <dcsim/config.h>) every macro first calls dcsim_sched_point().  The
  * deterministic explorer uses that call to decide which logical thread runs
  * next, and the simulated HTM uses it to log stores for rollback and to
@@ -57,9 +57,9 @@ enum dcsim_access {
 	DCSIM_ACC_NR
 };
 
-#if DCSIM_CHECK
+#if DCSIM_INSTRUMENT
 /**
- * dcsim_sched_point() - hook called before each shared access (check build)
+ * dcsim_sched_point() - hook called before each shared access (instrumented build)
  * @acc:  kind of access
  * @addr: address about to be accessed (NULL for fences)
  * @size: bytes accessed
@@ -205,7 +205,7 @@ DCSIM_API extern int dcsim_tsan_fence_word;
 	dcsim_fence_order(__ATOMIC_RELEASE);					\
 } while (0)
 
-/* Busy-wait hint; in the check build it tells the explorer to run someone else. */
+/* Busy-wait hint; in the instrumented build it tells the explorer to run someone else. */
 #if defined(__x86_64__) || defined(__i386__)
 #define dcsim_relax_cpu()	__builtin_ia32_pause()
 #elif defined(__powerpc64__)

@@ -53,14 +53,14 @@ DCSIM_API struct dcsim_cache *dcsim_cache_create_named(const char *strategy);
 static inline struct dcsim_cache *
 dcsim_cache_create_checked(const struct dcsim_cache_config *config)
 {
-	if (dcsim_flavour_check(DCSIM_HEADER_FLAVOUR, "dcsim_cache_create()"))
+	if (dcsim_flavour_match(DCSIM_HEADER_FLAVOUR, "dcsim_cache_create()"))
 		return NULL;
 	return (dcsim_cache_create)(config);
 }
 
 static inline struct dcsim_cache *dcsim_cache_create_named_checked(const char *strategy)
 {
-	if (dcsim_flavour_check(DCSIM_HEADER_FLAVOUR, "dcsim_cache_create_named()"))
+	if (dcsim_flavour_match(DCSIM_HEADER_FLAVOUR, "dcsim_cache_create_named()"))
 		return NULL;
 	return (dcsim_cache_create_named)(strategy);
 }

@@ -3,7 +3,7 @@
 #define DCSIM_CHECKER_H
 
 /*
- * The checkers as library code (check build only): the suites that the
+ * The checkers as library code (instrumented build only): the suites that the
  * project's tests and the dcsim-check tool run on a dput strategy.
  *
  *   diff     seeded random traces of cache operations, step by step against

@@ -14,7 +14,7 @@
 
 /*
  * Labelled slow paths of the cache model (src/model/cover.h), counted in
- * check builds so that a suite can show which of them it reached.
+ * instrumented builds so that a suite can show which of them it reached.
  */
 enum dcsim_dcache_cover {
 	DCSIM_COVER_HUSK_LEFT,		/* a kill left a husk on another's shrink list */
@@ -53,7 +53,7 @@ DCSIM_API const char *dcsim_dcache_cover_name(enum dcsim_dcache_cover label);
 
 /**
  * dcsim_dcache_cover_read() - the process-wide count of each label since
- * the last reset, into @out[DCSIM_COVER_NR].  Check builds only.
+ * the last reset, into @out[DCSIM_COVER_NR].  Instrumented builds only.
  */
 DCSIM_API void dcsim_dcache_cover_read(uint64_t *out);
 
@@ -62,7 +62,7 @@ DCSIM_API void dcsim_dcache_cover_reset(void);
 
 /*
  * Planted faults of the cache model, for tests that show a checker
- * catches them (check builds only; DCSIM_DCACHE_FAULT_NONE is the library).
+ * catches them (instrumented builds only; DCSIM_DCACHE_FAULT_NONE is the library).
  */
 enum dcsim_dcache_fault {
 	DCSIM_DCACHE_FAULT_NONE,

@@ -3,12 +3,12 @@
 #define DCSIM_DESCRIBE_H
 
 /*
- * What the explorer asks of the code it explores (check flavour only).
+ * What the explorer asks of the code it explores (instrumented flavour only).
  *
  * The explorer (src/engine/) knows no dentry.  Its reports name an
  * address ("'/d/f'.d_lock" rather than 0x7f..) and its RCU model poisons
  * an object freed through call_rcu() until its grace period is over; for
- * both it asks a describer, which the model registers from its check-only
+ * both it asks a describer, which the model registers from its instrumented-only
  * glue (src/model/describe.c) when the library is loaded.  Calls go
  * one way: the model registers, the engine calls back.
  *

@@ -3,7 +3,7 @@
 #define DCSIM_EXPLORE_DCACHE_H
 
 /*
- * Dentry cache scenarios for the explorer (check build only), and the glue
+ * Dentry cache scenarios for the explorer (instrumented build only), and the glue
  * that turns the cache's invariant checker into explorer failures.
  *
  * Each scenario builds a small tree in a fresh cache that uses the strategy

@@ -3,7 +3,7 @@
 #define DCSIM_EXPLORE_H
 
 /*
- * The deterministic interleaving explorer (check build only).
+ * The deterministic interleaving explorer (instrumented build only).
  *
  * A scenario is K logical threads, each a function run on its own pthread.
  * Only one logical thread runs at a time: every shared access made through
@@ -344,7 +344,7 @@ typedef void dcsim_access_observer_fn(enum dcsim_access acc, const volatile void
  * dcsim_access_observer_set() - watch the shared accesses of ordinary threads
  * @fn: the observer, or NULL to stop watching
  *
- * The check build's accounting hook: dcsim-bench --sharing counts with it
+ * The instrumented build's accounting hook: dcsim-bench --sharing counts with it
  * the writes per op to cache lines that more than one thread writes.  The
  * normal build has no schedule points and no such function, so it pays
  * nothing.  Accesses inside an exploration go to the explorer, not here.

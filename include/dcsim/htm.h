@@ -20,7 +20,7 @@
  * The fallback must always be correct: a transaction may abort for any
  * reason at any time (interrupts, cache pressure, conflicts, no HTM at all).
  *
- * Backends: x86 RTM, POWER HTM (ISA 2.07), none, and in the check build a
+ * Backends: x86 RTM, POWER HTM (ISA 2.07), none, and in the instrumented build a
  * simulated HTM driven by the deterministic explorer.  The hardware backend
  * is chosen at build time for the target; whether it is used is decided once
  * at run time from CPU detection and the policy (DCSIM_HTM=auto|off|force or
@@ -37,7 +37,7 @@
 #include <dcsim/compiler.h>
 #include <dcsim/config.h>
 
-#if DCSIM_CHECK
+#if DCSIM_INSTRUMENT
 #include <setjmp.h>
 #endif
 
@@ -149,13 +149,13 @@ DCSIM_API void dcsim_htm_get_info(struct dcsim_htm_info *info);
  * dcsim_htm_abort(code) - abort the current transaction with an 8-bit
  * constant code.  Only valid inside a started transaction.
  */
-#if DCSIM_CHECK
+#if DCSIM_INSTRUMENT
 DCSIM_API bool dcsim_htm_sim_in_txn(void);
 DCSIM_API __attribute__((noreturn)) void dcsim_htm_sim_abort(uint8_t code);
 DCSIM_API void dcsim_htm_sim_end(void);
 
 /*
- * The simulated backend (check build).  A simulated status has the x86 RTM
+ * The simulated backend (instrumented build).  A simulated status has the x86 RTM
  * layout in its low 32 bits and DCSIM_HTM_SIM_MARK above them, so that
  * dcsim_htm_decode() recognises it whatever hardware backend was compiled.
  */
@@ -182,7 +182,7 @@ DCSIM_API dcsim_htm_status_t dcsim_htm_sim_start(void *cfa, void *ra);
 DCSIM_API dcsim_htm_status_t dcsim_htm_sim_resume(void);
 
 /*
- * dcsim_htm_begin() in the check build.  Hardware returns from XBEGIN a
+ * dcsim_htm_begin() in the instrumented build.  Hardware returns from XBEGIN a
  * second time on abort with every store undone; the simulation gets the
  * second return from setjmp(), which must therefore be called in the frame
  * of the code that begins the transaction: hence a macro.  Two rules follow
@@ -191,7 +191,7 @@ DCSIM_API dcsim_htm_status_t dcsim_htm_sim_resume(void);
  * transaction body must not change local variables that the abort path
  * reads (setjmp restores registers, not the stack; shared memory written
  * through <dcsim/atomic.h> is rolled back exactly).  Callers in the library
- * keep both; -Wclobbered is off in the check build because it cannot tell.
+ * keep both; -Wclobbered is off in the instrumented build because it cannot tell.
  * The first rule is checked: begin records its frame (the CFA and return
  * address of the function it expands in), and a commit or an abort whose
  * frame is no longer on the stack (a helper that wraps dcsim_htm_begin()
@@ -256,7 +256,7 @@ DCSIM_API dcsim_htm_status_t dcsim_htm_sim_resume(void);
 /** dcsim_htm_end() - commit the current transaction; counts the commit. */
 static inline void dcsim_htm_end(void)
 {
-#if DCSIM_CHECK
+#if DCSIM_INSTRUMENT
 	if (dcsim_htm_sim_in_txn()) {
 		dcsim_htm_sim_end();
 		return;

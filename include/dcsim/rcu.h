@@ -9,7 +9,7 @@
  * section of a thread registers it with liburcu, and the thread is
  * unregistered when it exits.  Readers never block or take a lock.
  *
- * In the check build the read-side boundaries are schedule points, and
+ * In the instrumented build the read-side boundaries are schedule points, and
  * deferred callbacks are routed through a hook so the explorer can track
  * grace periods itself: a callback becomes ready once every logical thread
  * that was inside a read-side section at call_rcu() time has left it, and
@@ -67,7 +67,7 @@ enum dcsim_rcu_callbacks {
 DCSIM_API int dcsim_rcu_callbacks_setup(enum dcsim_rcu_callbacks mode, int cpu);
 
 /*
- * Check build: the explorer may take over deferred callbacks.  With a hook
+ * Instrumented build: the explorer may take over deferred callbacks.  With a hook
  * installed, dcsim_call_rcu() hands the callback to it instead of liburcu.
  */
 typedef void (*dcsim_rcu_defer_hook_t)(struct dcsim_rcu_head *head, dcsim_rcu_cb_t func);

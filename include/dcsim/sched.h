@@ -14,7 +14,7 @@
  * historic case).
  *
  * User space needs no such call: the OS preempts every thread.  So in the
- * normal build dcsim_cond_resched() is nothing.  In the check build it is
+ * normal build dcsim_cond_resched() is nothing.  In the instrumented build it is
  * a schedule point (DCSIM_ACC_RESCHED) that the explorer treats as a
  * cpu_relax() (a pause in a busy wait), and that its strict-priority mode
  * (<dcsim/explore.h>, "Scheduling") treats as the one point where the

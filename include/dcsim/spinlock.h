@@ -39,7 +39,7 @@ typedef struct dcsim_spinlock {
 } dcsim_spinlock_t;
 
 /*
- * Lock ownership, for the checkers (check build only): the explorer's
+ * Lock ownership, for the checkers (instrumented build only): the explorer's
  * strict-priority mode must know which logical thread holds which lock,
  * since a holder is never preempted and a livelock report names the
  * holder.  Each operation reports what it did right after the access that
@@ -57,7 +57,7 @@ enum dcsim_spin_event {
 	DCSIM_SPIN_WAITING,
 };
 
-#if DCSIM_CHECK
+#if DCSIM_INSTRUMENT
 /*
  * dcsim_spin_note() - tell the checkers what a lock operation did
  * @ev:   what happened
@@ -125,9 +125,9 @@ static inline void dcsim_spin_lock(dcsim_spinlock_t *lock)
 	while (dcsim_load_acquire(&lock->tickets.head) != ticket) {
 		dcsim_cpu_relax();
 		/*
-		 * Harmless under the check build's explorer too: it runs one
+		 * Harmless under the instrumented build's explorer too: it runs one
 		 * logical thread at a time, so yielding the CPU changes nothing
-		 * there, while free-running threads of a check build need it.
+		 * there, while free-running threads of an instrumented build need it.
 		 */
 		if (dcsim_unlikely(++spins > DCSIM_SPIN_YIELD_AFTER))
 			sched_yield();

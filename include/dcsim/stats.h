@@ -9,7 +9,7 @@
  * Each thread writes only its own block (single writer, relaxed accesses),
  * so counting costs no shared cache line.  dcsim_stats_read() sums the blocks
  * of live threads and the totals left by threads that have exited.  Counter
- * updates are deliberately not schedule points in the check build: they are
+ * updates are deliberately not schedule points in the instrumented build: they are
  * bookkeeping, not part of any algorithm under test.
  */
 

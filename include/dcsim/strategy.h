@@ -94,7 +94,7 @@ DCSIM_API int dcsim_strategy_register(const struct dcsim_dput_strategy *s);
 /* The caller's header flavour is checked first (<dcsim/flavour.h>): -ELIBBAD. */
 static inline int dcsim_strategy_register_checked(const struct dcsim_dput_strategy *s)
 {
-	int err = dcsim_flavour_check(DCSIM_HEADER_FLAVOUR, "dcsim_strategy_register()");
+	int err = dcsim_flavour_match(DCSIM_HEADER_FLAVOUR, "dcsim_strategy_register()");
 
 	return err ? err : (dcsim_strategy_register)(s);
 }
@@ -155,7 +155,7 @@ DCSIM_API int dcsim_strategy_load(const char *path, bool *init_called, char *why
  *          live) counts nothing.
  *
  * Call outside any transaction: a counter written inside one would be rolled
- * back on abort by hardware (check builds warn and count nothing).  Explicit
+ * back on abort by hardware (instrumented builds warn and count nothing).  Explicit
  * abort codes DCSIM_DCACHE_HTM_* are counted by name, other codes as "other".
  * The per-thread statistics of <dcsim/stats.h> need no call: dcsim_htm_begin()
  * and dcsim_htm_end() count them.

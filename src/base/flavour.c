@@ -14,7 +14,7 @@ static const char *flavour_name(unsigned int f)
 {
 	switch (f) {
 	case DCSIM_FLAVOUR_NORMAL:	return "normal (dcsim.pc, libdcsim)";
-	case DCSIM_FLAVOUR_CHECK:	return "check (dcsim-check.pc, libdcsim-check)";
+	case DCSIM_FLAVOUR_INSTRUMENTED:	return "instrumented (dcsim-instrumented.pc, libdcsim-instrumented)";
 	}
 	return "unknown";
 }
@@ -24,7 +24,7 @@ unsigned int dcsim_library_flavour(void)
 	return DCSIM_HEADER_FLAVOUR;
 }
 
-int dcsim_flavour_check(unsigned int header_flavour, const char *what)
+int dcsim_flavour_match(unsigned int header_flavour, const char *what)
 {
 	if (dcsim_likely(header_flavour == DCSIM_HEADER_FLAVOUR))
 		return 0;
@@ -38,13 +38,13 @@ int dcsim_flavour_check(unsigned int header_flavour, const char *what)
 		"headers: %s.  Rebuild it with `pkg-config --cflags --libs %s`.\n",
 		what ? what : "call", flavour_name(header_flavour),
 		flavour_name(DCSIM_HEADER_FLAVOUR),
-		DCSIM_HEADER_FLAVOUR == DCSIM_FLAVOUR_CHECK ?
-		"without the check headers none of its accesses is a schedule point "
+		DCSIM_HEADER_FLAVOUR == DCSIM_FLAVOUR_INSTRUMENTED ?
+		"without the instrumented headers none of its accesses is a schedule point "
 		"and every simulated transaction it begins aborts, so the checkers "
 		"would pass it without seeing it" :
-		"the check headers make its accesses call schedule-point hooks and "
+		"the instrumented headers make its accesses call schedule-point hooks and "
 		"its dcsim_htm_begin() the simulated HTM, neither in this library",
-		DCSIM_HEADER_FLAVOUR == DCSIM_FLAVOUR_CHECK ? "dcsim-check" : "dcsim");
+		DCSIM_HEADER_FLAVOUR == DCSIM_FLAVOUR_INSTRUMENTED ? "dcsim-instrumented" : "dcsim");
 	errno = ELIBBAD;
 	return -ELIBBAD;
 }

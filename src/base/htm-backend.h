@@ -6,12 +6,12 @@
  * The seam between the generic HTM layer (src/base/htm.c: policy, detection
  * bookkeeping, statistics, decoding) and the one hardware backend compiled
  * for the target (htm-x86.c, htm-power.c or htm-none.c), and the simulated
- * backend stacked over it in the check flavour (src/engine/htm-sim.c).
+ * backend stacked over it in the instrumented flavour (src/engine/htm-sim.c).
  */
 
 #include <dcsim/htm.h>
 
-/* The check flavour's <dcsim/htm.h> makes dcsim_htm_begin() a macro; the layer defines the function. */
+/* The instrumented flavour's <dcsim/htm.h> makes dcsim_htm_begin() a macro; the layer defines the function. */
 #undef dcsim_htm_begin
 
 extern const enum dcsim_htm_backend htm_hw_backend;
@@ -38,11 +38,11 @@ int htm_try_exec(void (*fn)(void));
 /*
  * The simulated backend.  It takes the calls of the threads it owns (the
  * explorer's logical threads, and under DCSIM_HTM=sim every thread, which
- * it then refuses) before the hardware backend sees them.  The check flavour
+ * it then refuses) before the hardware backend sees them.  The instrumented flavour
  * builds src/engine/htm-sim.c; the normal flavour has no simulated backend,
  * and these fold to constants, so its begin costs nothing more.
  */
-#if DCSIM_CHECK
+#if DCSIM_INSTRUMENT
 /* Return: true if @env names the simulated backend ("sim"), now selected. */
 bool htm_sim_take_env(const char *env);
 bool htm_sim_owns_thread(void);

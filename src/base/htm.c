@@ -141,7 +141,7 @@ int dcsim_htm_init(void)
 		return err;
 	}
 	env = getenv("DCSIM_HTM");
-	/* "sim" (check flavour) selects the simulated backend; the hardware stays off. */
+	/* "sim" (instrumented flavour) selects the simulated backend; the hardware stays off. */
 	if (htm_sim_take_env(env)) {
 		policy = DCSIM_HTM_OFF;
 		env = NULL;

@@ -11,7 +11,7 @@
  * What remains per section is liburcu-memb's own read side (a per-thread
  * nesting count and a compiler barrier; on the way out, the test for a
  * waiting writer), the test that the thread is registered, and in the
- * check build the schedule point.
+ * instrumented build the schedule point.
  * The kernel's rcu_read_lock() is a per-task count as well (PREEMPT_RCU)
  * or nothing at all.
  *

@@ -2,13 +2,13 @@
 /*
  * The contended halves of the create lock's sleeping lock (rwsem.h):
  * the optimistic spin, the futex sleep and wake-up, and the refusal of an
- * up of a free lock.  The check build has no such halves: its lock is the
+ * up of a free lock.  The instrumented build has no such halves: its lock is the
  * ticket spinlock.
  */
 
 #include <dcsim/config.h>
 
-#if !DCSIM_CHECK
+#if !DCSIM_INSTRUMENT
 
 #include <stdio.h>
 #include <sys/syscall.h>
@@ -73,4 +73,4 @@ void dcsim_up_write_unheld(dcsim_rwsem_t *sem)
 			__builtin_return_address(0));
 }
 
-#endif /* !DCSIM_CHECK */
+#endif /* !DCSIM_INSTRUMENT */

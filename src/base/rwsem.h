@@ -17,7 +17,7 @@
  * possible sleepers (the mutex of Drepper's "Futexes Are Tricky").  An
  * uncontended down and up are one cmpxchg and one xchg.
  *
- * Check build: the model's ticket spinlock, as before, so that every
+ * Instrumented build: the model's ticket spinlock, as before, so that every
  * access stays a schedule point the explorer interleaves; a futex wait
  * would block a logical thread behind the explorer, which runs one at a
  * time.  Its waiter yields the CPU after a short spin (dcsim_spin_lock()).
@@ -34,7 +34,7 @@
 #include <dcsim/config.h>
 #include <dcsim/spinlock.h>
 
-#if DCSIM_CHECK
+#if DCSIM_INSTRUMENT
 
 typedef struct dcsim_rwsem {
 	dcsim_spinlock_t lock;
@@ -60,7 +60,7 @@ static inline void dcsim_up_write(dcsim_rwsem_t *sem)
 	dcsim_spin_unlock(&sem->lock);	/* warns itself if not held */
 }
 
-#else /* !DCSIM_CHECK */
+#else /* !DCSIM_INSTRUMENT */
 
 typedef struct dcsim_rwsem {
 	uint32_t val;		/* 0 free, 1 held, 2 held and maybe sleepers */
@@ -112,6 +112,6 @@ static inline void dcsim_up_write(dcsim_rwsem_t *sem)
 		dcsim_up_write_unheld(sem);
 }
 
-#endif /* DCSIM_CHECK */
+#endif /* DCSIM_INSTRUMENT */
 
 #endif

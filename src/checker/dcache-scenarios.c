@@ -13,7 +13,7 @@
  * freely.
  *
  * Because the programs are data, the check can run them on the executable
- * spec too (src/checker/spec.c, compiled into the check library):
+ * spec too (src/checker/spec.c, compiled into the instrumented library):
  * exactly, in the order they ran, when no two calls overlapped; else it
  * requires the final state to be that of some serial order (docs/testing.md).
  *

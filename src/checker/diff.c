@@ -9,7 +9,7 @@
  * and printed in the trace format, with one replay line.
  *
  * Configs: HTM off always; for a strategy with DCSIM_STRATEGY_USES_HTM, in
- * a check build, also inside a one-thread explorer execution with simulated
+ * an instrumented build, also inside a one-thread explorer execution with simulated
  * transactions that commit, and with injected aborts (a simulated
  * transaction refuses to run outside the explorer, and one logical thread
  * keeps the run deterministic: the abort injection is seeded by the
@@ -31,7 +31,7 @@
 #include <dcsim/htm.h>
 #include <dcsim/strategy.h>
 #include <dcsim/warn.h>
-#if DCSIM_CHECK
+#if DCSIM_INSTRUMENT
 #include <dcsim/explore.h>
 #endif
 
@@ -240,7 +240,7 @@ struct config {
 
 static const char *config_name(const struct config *cfg)
 {
-#if DCSIM_CHECK
+#if DCSIM_INSTRUMENT
 	if (cfg->sim)
 		return dcsim_explore_htm_name((enum dcsim_explore_htm)cfg->sim);
 #endif
@@ -322,7 +322,7 @@ static void replay_body(struct replay_ctx *x)
 	x->ok = ok;
 }
 
-#if DCSIM_CHECK
+#if DCSIM_INSTRUMENT
 static void *replay_setup(void *arg)
 {
 	return arg;
@@ -345,7 +345,7 @@ static bool replay(const struct config *cfg, const struct trace *t, struct repla
 	x->cfg = cfg;
 	x->t = t;
 	x->failed_at = t->n;
-#if DCSIM_CHECK
+#if DCSIM_INSTRUMENT
 	if (cfg->sim) {
 		struct dcsim_scenario sc = {
 			.name = "dcsim-check-diff", .nthreads = 1,
@@ -522,7 +522,7 @@ static void report_failure(const struct dcsim_checker_opts *o, const struct conf
 }
 
 /* The sim-commit config's ->sim, or 0 in a normal build (which has none). */
-#if DCSIM_CHECK
+#if DCSIM_INSTRUMENT
 #define COMMIT_CONFIG	DCSIM_EXPLORE_HTM_COMMIT
 #else
 #define COMMIT_CONFIG	0
@@ -536,7 +536,7 @@ static size_t configs(const struct dcsim_dput_strategy *s, struct config *out)
 	out[n++] = (struct config){ s, DCSIM_HTM_OFF, 0 };
 	if (!(s->flags & DCSIM_STRATEGY_USES_HTM))
 		return n;
-#if DCSIM_CHECK
+#if DCSIM_INSTRUMENT
 	out[n++] = (struct config){ s, DCSIM_HTM_OFF, DCSIM_EXPLORE_HTM_COMMIT };
 	out[n++] = (struct config){ s, DCSIM_HTM_OFF, DCSIM_EXPLORE_HTM_ABORTS };
 #else

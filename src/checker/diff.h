@@ -5,7 +5,7 @@
 /*
  * Internals of the differential runner (diff.c) and of the trace format
  * (trace.c, docs/trace-format.md), the one trace language of the tree.
- * Hidden: not dcsim_-prefixed, so not exported from libdcsim-check; a test
+ * Hidden: not dcsim_-prefixed, so not exported from libdcsim-instrumented; a test
  * that builds on it links the checker archive (checker_internal_dep).
  *
  * A trace is a list of steps over dentry ids; ids are the spec's, given in

@@ -19,7 +19,7 @@
  * not replayable (the OS schedules), so the report's replay line reruns
  * the suite with the same seed, which may need a few runs.
  * In a normal build this file is compiled into tests/concurrency's
- * dcsim-stress directly; in a check build it is part of the library.
+ * dcsim-stress directly; in an instrumented build it is part of the library.
  */
 
 #include <errno.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The simulated HTM backend of the check flavour (behind src/base/htm-backend.h).
+ * The simulated HTM backend of the instrumented flavour (behind src/base/htm-backend.h).
  *
  * A simulated transaction runs on an explorer thread.  In the "commit" and
  * "aborts" modes atomicity comes from the explorer: dcsim_sched_point()
@@ -226,7 +226,7 @@ static __attribute__((noreturn)) void sim_frame_rule_broken(struct lthread *lt, 
 	fprintf(stderr,
 		"dcsim: simulated HTM frame rule broken: the function that began this "
 		"transaction (dcsim_htm_begin() in %s(), line %d) has returned before the "
-		"transaction ended (found at its %s).  In check builds dcsim_htm_begin() is a "
+		"transaction ended (found at its %s).  In instrumented builds dcsim_htm_begin() is a "
 		"setjmp()-based macro and an abort resumes in the frame of the function it "
 		"expands in, so that function must not return before dcsim_htm_end() or "
 		"dcsim_htm_abort(); a helper that wraps dcsim_htm_begin() must be a macro "

@@ -3,7 +3,7 @@
 #define DCSIM_SRC_EXPLORE_INTERNAL_H
 
 /*
- * Internal to the engine (src/engine/, check flavour): the logical threads
+ * Internal to the engine (src/engine/, instrumented flavour): the logical threads
  * of the explorer, the simulated transactions they run (htm-sim.c), the
  * explorer's state (ex) and the functions its files share.  Names ending
  * in _locked want ex.lock held.

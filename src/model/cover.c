@@ -2,7 +2,7 @@
 /*
  * Labelled slow paths and planted faults of the cache model
  * (<dcsim/dcache-cover.h>): their names in every build, their counts and
- * the fault switch in the check flavour.
+ * the fault switch in the instrumented flavour.
  */
 
 #include <stdint.h>
@@ -10,7 +10,7 @@
 
 #include "dcache.h"
 
-/* ---- labelled paths and planted faults (check builds) --------------------- */
+/* ---- labelled paths and planted faults (instrumented builds) --------------------- */
 
 static const char *const cover_names[DCSIM_COVER_NR] = {
 	[DCSIM_COVER_HUSK_LEFT] = "husk_left",
@@ -80,7 +80,7 @@ int dcsim_dcache_fault_lookup(const char *name)
 	return -1;
 }
 
-#if DCSIM_CHECK
+#if DCSIM_INSTRUMENT
 /* Relaxed, not schedule points: counting must not change the interleaving. */
 static uint64_t cover_count[DCSIM_COVER_NR];
 static enum dcsim_dcache_fault dcache_fault;

@@ -4,7 +4,7 @@
 
 /*
  * Labelled slow paths of src/model/, counted so that a test can show (and
- * gate on) which of them a suite really reached.  Check builds count each
+ * gate on) which of them a suite really reached.  Instrumented builds count each
  * label in a process-wide relaxed counter (dcsim_dcache_cover_read() in
  * <dcsim/dcache-cover.h>); other builds compile dcache_cover() to nothing.
  * Hardware-style abort codes are labelled by dcsim_cache_htm_account(), the
@@ -16,7 +16,7 @@
 #include <dcsim/config.h>
 #include <dcsim/dcache-cover.h>
 
-#if DCSIM_CHECK
+#if DCSIM_INSTRUMENT
 void dcache_cover_hit(enum dcsim_dcache_cover label);
 #define dcache_cover(label)	dcache_cover_hit(label)
 /* Is @fault planted (dcsim_dcache_set_fault())? */

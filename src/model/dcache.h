@@ -100,7 +100,7 @@ struct dcsim_inode {
 	 * A sleeping lock (src/base/rwsem.h): a short spin, then a futex sleep,
 	 * as the kernel's rwsem writer spins briefly and then sleeps; nobody
 	 * takes it shared (lookups are lockless, and the kernel's shared
-	 * holders, lookup_slow(), create when they miss).  In the check build
+	 * holders, lookup_slow(), create when they miss).  In the instrumented build
 	 * it is the ticket spinlock, each access a schedule point, so the
 	 * explorer still interleaves two creators (a futex wait would block a
 	 * logical thread behind the explorer, which runs one at a time).
@@ -469,10 +469,10 @@ unsigned long dcache_shrink_all(struct dcsim_cache *c);
 void dcache_d_invalidate(struct dcsim_dentry *d);
 
 /*
- * Check flavour: record a new dentry's name for the explorer's reports
- * (describe.c, the model's check-only glue); nothing otherwise.
+ * Instrumented flavour: record a new dentry's name for the explorer's reports
+ * (describe.c, the model's instrumented-only glue); nothing otherwise.
  */
-#if DCSIM_CHECK
+#if DCSIM_INSTRUMENT
 void dcache_name_dentry(const struct dcsim_dentry *d);
 #else
 #define dcache_name_dentry(d)	do { } while (0)

@@ -49,7 +49,7 @@ void dcsim_cache_htm_account(struct dcsim_cache *c, dcsim_htm_status_t status)
 {
 	if (status == DCSIM_HTM_DISABLED)	/* not an attempt: HTM is off */
 		return;
-#if DCSIM_CHECK
+#if DCSIM_INSTRUMENT
 	/* Only the simulation can tell cheaply; hardware would roll it back. */
 	if (WARN_ON_ONCE(dcsim_htm_test()))
 		return;

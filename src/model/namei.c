@@ -96,7 +96,7 @@ static struct dcsim_dentry *walk_rcu(struct dcsim_dentry *start, const char *con
 		dcache_cover(DCSIM_COVER_WALK_RCU_DEAD);
 		return NULL;
 	}
-	/* Planted bug (check builds): trust the match without the recheck. */
+	/* Planted bug (instrumented builds): trust the match without the recheck. */
 	if (dcache_faulty(DCSIM_DCACHE_FAULT_WALK_NO_SEQ_RECHECK))
 		return d;
 	/* ...and d_seq unmoved since the sample: the reference is on what we matched. */

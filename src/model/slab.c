@@ -25,11 +25,11 @@
  *     min_partial); the last dentry cache's destroy, a thread's exit and
  *     the library's unload give everything back.
  * What is not: slab pages, partial lists, NUMA, object constructors,
- * debugging red zones (the check build poisons instead, below), memcg
+ * debugging red zones (the instrumented build poisons instead, below), memcg
  * accounting and shrinking the caches under memory pressure.  Workers
  * that migrate between CPUs refill from whichever depot they are near.
  *
- * Check build: a freed object is poisoned with 0x6b (POISON_FREE, as
+ * Instrumented build: a freed object is poisoned with 0x6b (POISON_FREE, as
  * slub_debug=P does) and checked when handed out again; a write after
  * free warns.  Sanitizer builds bypass the caches for plain
  * aligned_alloc() and free(), so that ASan and TSan see each use after
@@ -164,10 +164,10 @@ static void mag_release_objects(struct magazine *m)
 	m->n = 0;
 }
 
-/* Check build: poison a freed object, and check the poison on reuse. */
+/* Instrumented build: poison a freed object, and check the poison on reuse. */
 static void object_poison(enum dcache_slab_id id, void *obj)
 {
-	if (DCSIM_CHECK)
+	if (DCSIM_INSTRUMENT)
 		memset(obj, SLAB_POISON, slab_size[id]);
 }
 
@@ -175,7 +175,7 @@ static void object_check_poison(enum dcache_slab_id id, void *obj)
 {
 	const unsigned char *p = obj;
 
-	if (!DCSIM_CHECK)
+	if (!DCSIM_INSTRUMENT)
 		return;
 	for (size_t i = 0; i < slab_size[id]; i++) {
 		if (p[i] != SLAB_POISON) {

@@ -1,18 +1,18 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # The dcsim-check contract (docs/testing.md):
-#   check-cli.sh pass DCSIM_CHECK        a built-in strategy passes (exit 0)
-#   check-cli.sh usage DCSIM_CHECK       bad usage exits 2, with the reason
-#   check-cli.sh planted DCSIM_CHECK SO  the planted bug fails (exit 1) with a
+#   check-cli.sh pass DCSIM_INSTRUMENT        a built-in strategy passes (exit 0)
+#   check-cli.sh usage DCSIM_INSTRUMENT       bad usage exits 2, with the reason
+#   check-cli.sh planted DCSIM_INSTRUMENT SO  the planted bug fails (exit 1) with a
 #                                        report whose replay line, and whose
 #                                        printed trace, fail the same way
-#   check-cli.sh htm-never DCSIM_CHECK SO  an HTM strategy that never
+#   check-cli.sh htm-never DCSIM_INSTRUMENT SO  an HTM strategy that never
 #                                        commits fails diff and explore
-#   check-cli.sh nolock DCSIM_CHECK SO   dcsim_dput_locked_final() without
+#   check-cli.sh nolock DCSIM_INSTRUMENT SO   dcsim_dput_locked_final() without
 #                                        d_lock ends every suite with exit 1,
 #                                        a replay line and (but misuse) the
 #                                        library's warning: no hang
-#   check-cli.sh traces DCSIM_CHECK DIR  every trace of DIR passes on every
+#   check-cli.sh traces DCSIM_INSTRUMENT DIR  every trace of DIR passes on every
 #                                        built-in strategy
 set -u
 mode=$1

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # dcsim-check --jobs and --shard (docs/testing.md, "Parallel and sharded runs"):
-#   check-jobs.sh DCSIM_CHECK PLANTED_SO HTM_NEVER_SO
+#   check-jobs.sh DCSIM_INSTRUMENT PLANTED_SO HTM_NEVER_SO
 # - a passing strategy passes with --jobs 2 and in both shards of 2;
 # - the planted bug (it fails every trace and every exploration) gives with
 #   --jobs 2 the same exit status and the same replay lines as --jobs 1:

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * A plugin for dcsim-check (check build) whose strategy "htm-never" says
+ * A plugin for dcsim-check (instrumented build) whose strategy "htm-never" says
  * DCSIM_STRATEGY_USES_HTM but never commits a transaction, as a strategy
  * compiled against a normal build's headers behaves under the simulated
  * HTM: it is correct on its fallback, so without a commit count every

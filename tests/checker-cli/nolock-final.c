@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * A plugin for dcsim-check (check build) whose strategy "nolock-final"
+ * A plugin for dcsim-check (instrumented build) whose strategy "nolock-final"
  * calls dcsim_dput_locked_final() without taking d_lock first.  Before the
  * library checked for the lock, this hung every checker without a word (in
  * the explorer, in scenario setup on the controller thread, outside its

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * A planted bug, built as a plugin for dcsim-check (check build): strategy
+ * A planted bug, built as a plugin for dcsim-check (instrumented build): strategy
  * "planted-nolru" is lockref's dput with one "optimisation": the final put
  * of a hashed dentry that is not on the LRU yet drops the count to 0 with a
  * lockless cmpxchg, skipping d_lock and so the d_lru_add() that retaining

@@ -3,7 +3,7 @@
 #define DCSIM_TESTS_EXPLORE_ISOLATED_H
 
 /*
- * One dentry cache exploration in a child process (check build only).
+ * One dentry cache exploration in a child process (instrumented build only).
  *
  * A planted bug may corrupt the cache badly enough to crash (a dentry
  * killed twice unlinks itself twice); the explorer then prints its report

@@ -20,7 +20,7 @@
  * strategy on stdout; progress and failures on stderr.
  *
  * The suite itself is src/checker/stress.c (dcsim_checker_stress(), also run by
- * dcsim-check): part of the check build's library, compiled into this
+ * dcsim-check): part of the instrumented build's library, compiled into this
  * program in normal builds.
  */
 

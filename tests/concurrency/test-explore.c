@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The explorer and the simulated HTM on primitives (check build): the
+ * The explorer and the simulated HTM on primitives (instrumented build): the
  * scheduler finds textbook races, deadlocks and lost updates in each mode;
  * a failure replays from its seed; correct lock, lockref and transactional
  * code survives exhaustive bounded search; simulated transactions are

@@ -4,13 +4,13 @@
  * src/checker/diff.c) on every registered dput strategy.  Seeded random
  * traces of cache operations over a small tree run on the strategy (HTM
  * strategies with HTM off, and with simulated transactions committing and
- * aborting in check builds, or the environment's live policy in normal
+ * aborting in instrumented builds, or the environment's live policy in normal
  * ones) and on the executable spec (spec.c); after every step the
  * canonical states must be identical and dcsim_cache_verify() clean with
  * the exact references the trace holds.  A failing trace is shrunk and
  * printed in the trace format (docs/trace-format.md) with a replay line.
  *
- * The runner is library code of the check build (and what dcsim-check
+ * The runner is library code of the instrumented build (and what dcsim-check
  * runs); normal builds compile it into this program.
  *
  * Environment: DCSIM_CHECKER_BUDGET (quick|default|soak; default "default":

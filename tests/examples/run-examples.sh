@@ -3,7 +3,7 @@
 #
 # run-examples.sh BUILD_DIR EXAMPLES_DIR
 #
-# The user's path, end to end: install the check build into a temporary
+# The user's path, end to end: install the instrumented build into a temporary
 # directory, build examples/ there against it with pkg-config (as an
 # outside project would), then run the installed dcsim-check on every
 # example strategy.  The correct one must pass (exit 0); each buggy one
@@ -11,7 +11,7 @@
 # fails (exit 1) again.
 #
 # Exit: 0 passed, 1 failed, 77 skipped (no dcsim-check installed by this
-# build, not a check build, or no make/cc/pkg-config/meson), 99 setup error.
+# build, not an instrumented build, or no make/cc/pkg-config/meson), 99 setup error.
 # Environment: MESON (the meson command), DCSIM_EXAMPLES_BUDGET (default
 # quick), DCSIM_EXAMPLES_KEEP=1 (keep the temporary directory).
 
@@ -44,17 +44,17 @@ if ! "$meson" install -C "$build" --no-rebuild --quiet --destdir "$root" >"$tmp/
 	exit 1
 fi
 
-# The check flavour may install as dcsim-check.pc; try it first, then dcsim.pc.
+# The instrumented flavour may install as dcsim-instrumented.pc; try it first, then dcsim.pc.
 # meson puts it under <prefix>/lib/<multiarch>/pkgconfig on Debian.
-pc=$(find "$root" -name dcsim-check.pc | head -n 1)
+pc=$(find "$root" -name dcsim-instrumented.pc | head -n 1)
 [ -n "$pc" ] || pc=$(find "$root" -name dcsim.pc | head -n 1)
-[ -n "$pc" ] || { say "FAIL: no dcsim-check.pc or dcsim.pc installed"; exit 1; }
+[ -n "$pc" ] || { say "FAIL: no dcsim-instrumented.pc or dcsim.pc installed"; exit 1; }
 pcdir=$(dirname "$pc")
 module=$(basename "$pc" .pc)
 libdir=$(dirname "$pcdir")
 config=$(find "$root" -path '*/dcsim/config.h' | head -n 1)
-grep -Eq '^#define DCSIM_CHECK 1' "$config" 2>/dev/null ||
-	skip "not a check build ($config has no DCSIM_CHECK 1)"
+grep -Eq '^#define DCSIM_INSTRUMENT 1' "$config" 2>/dev/null ||
+	skip "not an instrumented build ($config has no DCSIM_INSTRUMENT 1)"
 say "installed into $root; pkg-config module $module in $pcdir"
 
 # 2. Build the examples outside the source tree, as an outside project.

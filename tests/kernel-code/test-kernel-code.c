@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The kernel's own dput() code under the explorer (check build): every
+ * The kernel's own dput() code under the explorer (instrumented build): every
  * dentry cache scenario on k61, k61-htm, k612 and (with kernel/patches-6.12/)
  * k612-htm, random walk and PCT, HTM off and, for the -htm ones, with
  * simulated transactions that commit and with

@@ -24,7 +24,7 @@ meson install -C "$build" --no-rebuild --destdir "$tmp/dest" >"$tmp/install.log"
 	{ cat "$tmp/install.log" >&2; fail "meson install --destdir failed"; }
 exe=$(find "$tmp/dest" -path '*/bin/dcsim-check' -type f)
 [ -x "$exe" ] || fail "no bin/dcsim-check under $tmp/dest"
-lib=$(dirname "$(find "$tmp/dest" -name 'libdcsim-check.so.*' -type f | head -n 1)")
+lib=$(dirname "$(find "$tmp/dest" -name 'libdcsim-instrumented.so.*' -type f | head -n 1)")
 [ -f "$(dirname "$exe")/../share/dcsim-check/kernel-code/kpatch.py" ] ||
 	fail "kernel-code/kpatch.py not installed under share/dcsim-check"
 

@@ -3,7 +3,7 @@
  * Compiled against the other build flavour's <dcsim/config.h> and linked
  * with this build's library: the first calls must refuse with a message
  * that says what is wrong, not run (a normal-header strategy under the
- * check library would see every simulated transaction abort).
+ * instrumented library would see every simulated transaction abort).
  */
 
 #include <errno.h>
@@ -76,20 +76,20 @@ int main(void)
 	       "message for dcsim_cache_create_named()");
 	expect(strstr(buf, "dcsim: dcsim_cache_create() refused") != NULL,
 	       "message for dcsim_cache_create()");
-#if DCSIM_CHECK
-	expect(strstr(buf, "compiled against the check (dcsim-check.pc, libdcsim-check) headers "
+#if DCSIM_INSTRUMENT
+	expect(strstr(buf, "compiled against the instrumented (dcsim-instrumented.pc, libdcsim-instrumented) headers "
 		       "but is linked with the normal (dcsim.pc, libdcsim) library") != NULL,
 	       "message names both flavours");
 	expect(strstr(buf, "pkg-config --cflags --libs dcsim`") != NULL, "message gives the fix");
 #else
 	expect(strstr(buf, "compiled against the normal (dcsim.pc, libdcsim) headers "
-		       "but is linked with the check (dcsim-check.pc, libdcsim-check) library") != NULL,
+		       "but is linked with the instrumented (dcsim-instrumented.pc, libdcsim-instrumented) library") != NULL,
 	       "message names both flavours");
-	expect(strstr(buf, "pkg-config --cflags --libs dcsim-check`") != NULL,
+	expect(strstr(buf, "pkg-config --cflags --libs dcsim-instrumented`") != NULL,
 	       "message gives the fix");
 #endif
 	/* The stamp itself accepts the library's own flavour. */
-	expect(dcsim_flavour_check(dcsim_library_flavour(), "self") == 0, "own flavour accepted");
+	expect(dcsim_flavour_match(dcsim_library_flavour(), "self") == 0, "own flavour accepted");
 	if (!failures)
 		printf("flavour mismatch refused with a message\n");
 	return failures ? 1 : 0;

@@ -2,7 +2,7 @@
 /*
  * The object caches' own contract (src/model/slab.c), through their
  * internal API (linked statically): an object is handed out once, a freed
- * one comes back to the thread that freed it, and in the check build a
+ * one comes back to the thread that freed it, and in the instrumented build a
  * write after free is reported (a warning) when the object is handed out
  * again.  Sanitizer builds bypass the caches (ASan reports the write
  * itself), so the test skips there.
@@ -74,8 +74,8 @@ static void test_write_after_free(void **state)
 	unsigned char *p, *q;
 
 	(void)state;
-	if (BYPASS || !DCSIM_CHECK || slab_off())
-		skip();		/* only the check build poisons */
+	if (BYPASS || !DCSIM_INSTRUMENT || slab_off())
+		skip();		/* only the instrumented build poisons */
 	dcache_slab_cache_get();
 	p = dcache_slab_alloc(DCACHE_SLAB_DENTRY);
 	dcache_slab_free(DCACHE_SLAB_DENTRY, p);

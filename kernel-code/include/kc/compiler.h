@@ -34,7 +34,7 @@ typedef uint64_t aligned_u64 __attribute__((aligned(8)));
 /*
  * The kernel keeps ftrace, KCSAN, KASAN and KCOV out of fast_dput_htm(),
  * whose calls would abort the transaction.  Here they mean nothing, and
- * must not: the check build's -fsanitize=thread is not KCSAN but the
+ * must not: the instrumented build's -fsanitize=thread is not KCSAN but the
  * explorer's eyes (tsan-hooks.c), and a no_sanitize_thread body would hide
  * the transaction's accesses from the schedule and from the undo log.
  */

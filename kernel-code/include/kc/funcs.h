@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Check build: the kernel functions compiled under instrumentation, by
+ * Instrumented build: the kernel functions compiled under instrumentation, by
  * address, so that a ThreadSanitizer hook can name the function that made
  * an access in the explorer's interleaving trace (they are built with
  * -fno-inline there, so each has its own body).

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Bodies of the kc/glue.h calls: static inline in normal builds, compiled
- * once into glue.c (without instrumentation) in check builds.
+ * once into glue.c (without instrumentation) in instrumented builds.
  */
 #ifndef _KC_GLUE_IMPL_H
 #define _KC_GLUE_IMPL_H

@@ -4,7 +4,7 @@
  * WARN) and the per-thread tallies the k61 strategies report their
  * dcsim_dput_path from.
  *
- * Check build: these are out of line (glue.c, compiled WITHOUT
+ * Instrumented build: these are out of line (glue.c, compiled WITHOUT
  * -fsanitize=thread), so dcsim's own atomics inside them are schedule
  * points once, through <dcsim/atomic.h>, and never also through a
  * ThreadSanitizer hook.  Normal build: the same bodies, static inline, so
@@ -42,7 +42,7 @@ extern __thread struct kc_pcpu kc_pcpu;
 void kc_warn(int *once, const char *file, int line, const char *func, const char *cond);
 unsigned int kc_htm_status(dcsim_htm_status_t st);
 
-#if DCSIM_CHECK
+#if DCSIM_INSTRUMENT
 #define KC_GLUE_FN
 void kc_spin_lock(dcsim_spinlock_t *l);
 bool kc_spin_trylock(dcsim_spinlock_t *l);

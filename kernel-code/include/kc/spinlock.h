@@ -4,7 +4,7 @@
  * ticket lock: arch_spinlock_t is dcsim_spinlock_t, so the kernel's
  * "old.lock.rlock.raw_lock" in lib/lockref.c names dcsim's lock word.
  * Every operation is one call into kc/glue.h, where dcsim's lock (with its
- * own schedule points in the check build) does the work.
+ * own schedule points in the instrumented build) does the work.
  */
 #ifndef _KC_SPINLOCK_H
 #define _KC_SPINLOCK_H

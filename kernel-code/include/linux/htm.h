@@ -2,7 +2,7 @@
 /*
  * <linux/htm.h> of kernel/patches/0001 over dcsim's HTM (<dcsim/htm.h>):
  * hardware RTM or POWER HTM in normal builds, the explorer's simulated HTM
- * in check builds.  Same contract: htm_begin() returns HTM_STARTED, or
+ * in instrumented builds.  Same contract: htm_begin() returns HTM_STARTED, or
  * returns again after an abort with an x86-layout status; htm_abort(code)
  * resumes there with @code in bits 31:24; htm_end() commits.
  *
