@@ -66,8 +66,17 @@ enum dcsim_spin_event {
  * Returns at once outside an exploration; never a schedule point.
  */
 DCSIM_API void dcsim_spin_note(enum dcsim_spin_event ev, const dcsim_spinlock_t *lock);
+/*
+ * dcsim_spin_site() - the next lock operations of the caller are made at
+ * @func:@line (code whose lock calls go through wrappers names its own
+ * place, as the kernel code's spin_lock() shims do); the explorer's
+ * window-directed mode names lock-drop windows by it.  Never a schedule
+ * point; nothing outside an exploration.
+ */
+DCSIM_API void dcsim_spin_site(const char *func, int line);
 #else
 #define dcsim_spin_note(ev, lock)	((void)0)
+#define dcsim_spin_site(func, line)	((void)0)
 #endif
 
 #define DCSIM_SPINLOCK_UNLOCKED		((dcsim_spinlock_t){ .val = 0 })
