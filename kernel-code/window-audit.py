@@ -34,21 +34,27 @@ operation among that function's operations on that lock (dput:d_lock:2).
 The id is stable as long as the function's lock operations keep their
 order; line numbers may move.
 
-usage: window-audit.py [--tarball-dir DIR] [--counts FILE...] [--coverage]
+usage: window-audit.py [--tarball-dir DIR] [--counts STRATEGY=FILE...]
+                       [--run BUILD-INSTR [--budget B]] [--coverage]
                        [--out FILE | --check FILE]
 
---counts FILE: a window-directed run's dump (dcsim-check --sched window
-with DCSIM_EXPLORE_WINDOW_DUMP=FILE): per window reached, parked and the
+--counts STRATEGY=FILE: a window-directed run's dump (dcsim-check --sched
+window --window-dump FILE): per window reached, parked and the
 operations other threads ran while it was parked, merged into the table
-by strategy.  --coverage: exit 1 (naming them) if a window of the
-audit has no reach in the dumps and no reason in UNREACHABLE below.
---out writes the markdown (docs/windows.md), --check compares with it.
+for that strategy.  --run DIR: make the dumps first, with DIR's
+dcsim-check and kernel-code plugin, one explore suite per variant
+(--budget, default "default").  --coverage: exit 1 (naming them) if a
+window of the audit has no reach in the dumps and no reason in
+UNREACHABLE below.  --out writes the markdown (docs/windows.md); --check
+compares with it (exit 1 when it differs), the counts excepted: they
+are read back from the file, and --coverage is what checks the reach.
 """
 
 import argparse
 import os
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
 
@@ -515,19 +521,23 @@ def audit(tarball_dir):
     return res
 
 
-def read_counts(paths):
-    """{strategy: {(func, line): [reached, parked, ops]}} from the dumps."""
+def read_counts(specs):
+    """{strategy: {(func, line): [reached, parked, ops]}} from the dumps,
+    each given as STRATEGY=FILE."""
     counts = {}
-    for p in paths:
+    for spec in specs:
+        strategy, p = spec.split("=", 1)
         with open(p, encoding="utf-8") as f:
             for ln in f:
                 w = ln.split()
-                # "window STRATEGY FUNC LINE REACHED PARKED OPS"
-                if len(w) != 7 or w[0] != "window":
+                # "window FUNC LINE REACHED PARKED OPS" (hold windows: "hold ...")
+                if len(w) != 6 or w[0] != "window":
                     continue
-                c = counts.setdefault(w[1], {}).setdefault((w[2], int(w[3])), [0, 0, 0])
+                # exported kernel functions are renamed per variant (kc_k612_dput)
+                func = re.sub(r"^kc_k\d+(_htm)?_", "", w[1])
+                c = counts.setdefault(strategy, {}).setdefault((func, int(w[2])), [0, 0, 0])
                 for k in range(3):
-                    c[k] += int(w[4 + k])
+                    c[k] += int(w[3 + k])
     return counts
 
 
@@ -592,21 +602,71 @@ def render(res, counts):
     return "".join(out)
 
 
+def run_dumps(build, budget, outdir):
+    """Run the explore suite with --sched window for each variant: STRATEGY=FILE specs."""
+    check = os.path.join(build, "tools", "dcsim-check")
+    plugin = os.path.join(build, "kernel-code", "libdcsim-kc-corpus.so")
+    for p in (check, plugin):
+        if not os.path.exists(p):
+            extract.die("%s not found (an instrumented build: meson setup %s "
+                        "-Dinstrument=true)" % (p, build))
+    specs = []
+    for _, variant, _ in VARIANTS:
+        dump = os.path.join(outdir, "windows-%s.txt" % variant)
+        if os.path.exists(dump):
+            os.unlink(dump)
+        cmd = [check, "--load", plugin, "--strategy", variant, "--suites", "explore",
+               "--sched", "window", "--budget", budget, "--window-dump", dump]
+        r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if r.returncode:
+            sys.stderr.write(r.stdout[-4000:])
+            extract.die("%s failed (exit %d)" % (" ".join(cmd), r.returncode))
+        specs.append("%s=%s" % (variant, dump))
+    return specs
+
+
+def counts_of_doc(path):
+    """The counts a generated file holds, as read_counts() gives them."""
+    counts, variant = {}, None
+    with open(path, encoding="utf-8") as f:
+        for ln in f:
+            m = re.match(r"^## (\S+) ", ln)
+            if m:
+                variant = m.group(1)
+                continue
+            m = re.match(r"^\| `([^:`]+):[^`]*` \| (\d+) \|.*\| (\d+) \| (\d+) \| (\d+) \|$", ln)
+            if m and variant:
+                counts.setdefault(variant, {})[(m.group(1), int(m.group(2)))] = \
+                    [int(m.group(k)) for k in (3, 4, 5)]
+    return counts
+
+
 def main():
     ap = argparse.ArgumentParser(description="list the lock-drop windows of kernel-code/")
     ap.add_argument("--tarball-dir", default="/usr/src")
     ap.add_argument("--counts", nargs="*", default=[])
     ap.add_argument("--coverage", action="store_true")
+    ap.add_argument("--run", metavar="BUILD_INSTR")
+    ap.add_argument("--budget", default="default", choices=("quick", "default", "soak"))
     g = ap.add_mutually_exclusive_group()
     g.add_argument("--out")
     g.add_argument("--check")
     args = ap.parse_args()
-    for p in args.counts:
-        if not os.path.exists(p):
-            sys.stderr.write("window-audit.py: error: %s: no such dump\n" % p)
+    for spec in args.counts:
+        if "=" not in spec or not os.path.exists(spec.split("=", 1)[1]):
+            sys.stderr.write("window-audit.py: error: --counts %s: want STRATEGY=FILE, "
+                             "an existing dump\n" % spec)
             return 2
     res = audit(args.tarball_dir)
+    tmp = None
+    if args.run:
+        tmp = tempfile.mkdtemp(prefix="window-audit.")
+        args.counts += run_dumps(args.run, args.budget, tmp)
     counts = read_counts(args.counts)
+    if tmp:
+        shutil.rmtree(tmp, ignore_errors=True)
+    if args.check and not args.counts:
+        counts = counts_of_doc(args.check)
     text = render(res, counts)
     rc = 0
     if args.coverage:
