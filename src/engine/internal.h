@@ -145,6 +145,7 @@ struct lthread {
 	 */
 	const char *win_func;
 	int win_line;
+	bool win_named;		/* win_func came from dcsim_spin_site() */
 	int win_open[LT_WIN_OPEN];
 	unsigned int win_nopen;
 	int win_hold;		/* hold window of the last lock it took, or -1 */

@@ -111,6 +111,7 @@ void dcsim_spin_site(const char *func, int line)
 		return;
 	lt->win_func = func;
 	lt->win_line = line;
+	lt->win_named = true;
 }
 
 static int lookup(const char *func, int line, enum win_kind kind)
@@ -236,7 +237,15 @@ void window_point(struct lthread *lt, const char *func, int line)
 {
 	if (!window_on())
 		return;
-	if (!lock_layer(func)) {
+	/*
+	 * A site the code named holds until the code is back in the function
+	 * that named it: the locks a helper drops for it (the kernel's
+	 * dentry_unlink_inode(), served by dcsim) are its caller's.
+	 */
+	if (lt->win_named && lt->win_func && func && strcmp(func, lt->win_func))
+		;
+	else if (!lock_layer(func)) {
+		lt->win_named = false;
 		lt->win_func = func;
 		lt->win_line = line;
 	}
@@ -323,6 +332,7 @@ void window_exec_begin(void)
 	w.parked = -1;
 	for (unsigned int i = 0; i < ex.pool->n; i++) {
 		ex.pool->lt[i].win_func = NULL;
+		ex.pool->lt[i].win_named = false;
 		ex.pool->lt[i].win_nopen = 0;
 		ex.pool->lt[i].win_hold = -1;
 		ex.pool->lt[i].win_park = 0;
