@@ -71,6 +71,7 @@ enum dcsim_dcache_scenario {
 	DCSIM_DSCN_PRUNE_PARENT_DIES,	/* a prune relocks the parent of its victim as both die */
 	DCSIM_DSCN_INVALIDATE_CASCADE,	/* d_invalidate(q) against a prune whose kill cascades in q */
 	DCSIM_DSCN_PRUNE_PUT_ALIAS,	/* a prune of f against the killing put of its alias f2 */
+	DCSIM_DSCN_PUT_NEGATIVE_CREATE,	/* the killing put of a negative against a create over it */
 	DCSIM_DSCN_NR
 };
 
