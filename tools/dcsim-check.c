@@ -19,6 +19,11 @@
  * --sched strict explores with strict priorities (<dcsim/explore.h>,
  * "Scheduling": spinning does not yield, busy-wait livelocks fail); --sched
  * rt also takes the yield from cond_resched() (a real-time preemptor).
+ * --sched window parks threads inside lock-drop windows while the others
+ * run (<dcsim/explore.h>, "Windows"; docs/window-exploration.md);
+ * --window-dump FILE appends its per-window counts to FILE, and
+ * --window-target FUNC:LINE[:hold] (a failure's replay) fixes the window
+ * every execution targets.
  *
  * --corpus DIR runs the corpus of upstream bugs (corpus/): for each
  * .bug entry the suites it names on the strategies it names, and prints

@@ -47,7 +47,7 @@ int dcsim_checker_explore(const struct dcsim_dput_strategy *s, const struct dcsi
 	struct dcsim_checker_result local;
 	FILE *out, *prog;
 	unsigned long commits = 0, unit = 0, executions = 0, preemptions = 0, all = 0;
-	unsigned long cycles = 0, demotions = 0;
+	unsigned long cycles = 0, demotions = 0, win_reached = 0, win_parked = 0;
 	unsigned long post_checked, post_skipped;
 	bool one = o && o->scenario;
 
@@ -132,6 +132,8 @@ int dcsim_checker_explore(const struct dcsim_dput_strategy *s, const struct dcsi
 				preemptions += r.preemptions;
 				cycles += r.lasso_tries;
 				demotions += r.lasso_demotions;
+				win_reached += r.windows_reached;
+				win_parked += r.windows_parked;
 				all += r.executions;
 				if (!rc)
 					executions += r.executions;
@@ -199,8 +201,11 @@ int dcsim_checker_explore(const struct dcsim_dput_strategy *s, const struct dcsi
 		"%lu checked, %lu not exact; fair cycles forced again %lu, PCT demotions %lu)",
 		s->name, res->runs, res->failures ? "FAILED" : "ok", post_checked, post_skipped,
 		cycles, demotions);
-	if (sched != DCSIM_EXPLORE_SCHED_FAIR)
+	if (sched == DCSIM_EXPLORE_SCHED_STRICT || sched == DCSIM_EXPLORE_SCHED_RT)
 		fprintf(prog, " (%lu of %lu executions preempted a thread)", preemptions, all);
+	if (sched == DCSIM_EXPLORE_SCHED_WINDOW)
+		fprintf(prog, " (windows, summed over explorations: %lu reached, %lu parked in)",
+			win_reached, win_parked);
 	fputc('\n', prog);
 	return res->failures ? 1 : 0;
 }
