@@ -265,7 +265,8 @@ struct dcsim_explore_result {
  * 1000 iterations, PCT depth 3, preemption bound 2, 200000 steps, HTM off,
  * 20 per mille aborts, sequentially consistent memory, a 512-line
  * transaction capacity, no replay, 80 steps in a report, a 60 s watchdog,
- * fair scheduling (strict: a 400-step window, 20000 steps without a yield).
+ * fair scheduling (strict: a 400-step window, 20000 steps without a yield;
+ * window: 1 operation, at most 2000 steps, per park).
  * Reads no environment.
  */
 DCSIM_API void dcsim_explore_opts_init(struct dcsim_explore_opts *opts);
@@ -274,7 +275,8 @@ DCSIM_API void dcsim_explore_opts_init(struct dcsim_explore_opts *opts);
  * dcsim_explore_opts_from_env() - override @opts with the DCSIM_EXPLORE_*
  * variables that are set: BASE_SEED (seed), MODE, ITERS, MEMORY, SCENARIO,
  * SEED (replay one execution), SCHEDULE, PCT_STEPS, TRACE (report_steps),
- * WATCHDOG and SCHED; a malformed value is reported and ignored.  The one place
+ * WATCHDOG, SCHED and WINDOW_DUMP, WINDOW_OPS, WINDOW_STEPS, WINDOW_TARGET;
+ * a malformed value is reported and ignored.  The one place
  * the explorer's settings come from the environment: for main()s, called
  * after their own settings and before dcsim_explore_run(), which reads
  * none.  The strings point into the environment.
