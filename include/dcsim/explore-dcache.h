@@ -78,6 +78,7 @@ enum dcsim_dcache_scenario {
 	 * DCSIM_STRATEGY_SHRINK_LOCK_DENTRY it runs only when named
 	 */
 	DCSIM_DSCN_PRUNE_NEGATIVE_CREATE,
+	DCSIM_DSCN_PUT_NEGATIVE_CREATE,	/* the killing put of a negative against a create over it */
 	DCSIM_DSCN_NR
 };
 

@@ -84,10 +84,19 @@ DCSIM_API void dcsim_spin_note(enum dcsim_spin_event ev, const dcsim_spinlock_t 
  */
 DCSIM_API void dcsim_spin_assert_held(const dcsim_spinlock_t *lock, const char *lock_name,
 				       const char *what, const char *object);
+/*
+ * dcsim_spin_site() - the next lock operations of the caller are made at
+ * @func:@line (code whose lock calls go through wrappers names its own
+ * place, as the kernel code's spin_lock() shims do); the explorer's
+ * window-directed mode names lock-drop windows by it.  Never a schedule
+ * point; nothing outside an exploration.
+ */
+DCSIM_API void dcsim_spin_site(const char *func, int line);
 #else
 #define dcsim_spin_note(ev, lock)	((void)0)
 #define dcsim_spin_assert_held(lock, lock_name, what, object) \
 	((void)(lock), (void)(lock_name), (void)(what), (void)(object))
+#define dcsim_spin_site(func, line)	((void)0)
 #endif
 
 #define DCSIM_SPINLOCK_UNLOCKED		((dcsim_spinlock_t){ .val = 0 })

@@ -560,6 +560,25 @@ static void check_prune_negative_create(const struct dscn *s,
 				   f->lru_pos < 0 ? "on no list" : "on the LRU");
 }
 
+ * f negative (an unlink left it), hashed and DONTCACHE, held by T0 alone:
+ * its final put kills it.  g positive, held by T1, whose kill of it holds
+ * the directory's lock for a while.
+ */
+static void build_put_negative_create(struct dscn *s)
+{
+	struct dcsim_dentry *f = dscn_mk(s, s->dir, "f", NULL);
+	struct dcsim_dentry *g = dscn_mk(s, s->dir, "g", NULL);
+
+	if (!f || !g)
+		return;
+	s->id_f = dcsim_d_id(f);
+	s->id_g = dcsim_d_id(g);
+	dcsim_d_delete(f);		/* count 1: negative, still hashed */
+	dcsim_d_set_flags(f, DCSIM_DCACHE_DONTCACHE);
+	s->slot[0][1] = f;
+	s->slot[1][1] = g;
+}
+
 /* The table: see struct scn_def. */
 const struct scn_def scn_defs[DCSIM_DSCN_NR] = {
 	[DCSIM_DSCN_FINAL_DPUTS] = { "final-dputs", build_final_dputs, {
@@ -756,6 +775,17 @@ const struct scn_def scn_defs[DCSIM_DSCN_NR] = {
 		{ LOOKUP(0, "f", 1), INSTANTIATE(1), DPUT(1) } },
 		.check = check_prune_negative_create,
 		.latent_if = DCSIM_STRATEGY_SHRINK_LOCK_DENTRY },
+	 * T0's put kills the negative f; its trylock of the directory fails
+	 * while T1's kill of g holds it, so it drops f's lock to take the
+	 * directory's in order.  In that window T2 looks f up and creates the
+	 * file in it: 4.17+'s dentry_kill() (6.1's, kernel-code/'s k61) sees
+	 * "a negative that became positive" and takes the new inode's i_lock
+	 * first (docs/windows.md: dentry_kill:parent-d_lock:3).
+	 */
+	[DCSIM_DSCN_PUT_NEGATIVE_CREATE] = { "put-negative-create", build_put_negative_create, {
+		{ DPUT(1) },
+		{ DROP(1), DPUT(1) },
+		{ LOOKUP(0, "f", 1), INSTANTIATE(1), DPUT(1) } } },
 };
 
 _Static_assert(sizeof(scn_defs) / sizeof(scn_defs[0]) == DCSIM_DSCN_NR,

@@ -65,6 +65,7 @@ void dcsim_spin_note(enum dcsim_spin_event ev, const dcsim_spinlock_t *lock)
 	if (!lt || lt->txn.active)
 		return;
 	lasso_note_lock(lock);
+	window_note(lt, ev);
 	switch (ev) {
 	case DCSIM_SPIN_ACQUIRED:
 		if (lt->nheld < LT_HELD_MAX)
@@ -242,7 +243,7 @@ void strict_prepare(void)
 	ex.strict_off = ex.strict_over = false;
 	ex.strict_func = NULL;
 	ex.strict_line = 0;
-	if (ex.o.sched == DCSIM_EXPLORE_SCHED_FAIR || n < 2)
+	if (ex.o.sched == DCSIM_EXPLORE_SCHED_FAIR || ex.o.sched == DCSIM_EXPLORE_SCHED_WINDOW || n < 2)
 		return;
 	/* Its own stream: the other choices of a seed stay what fair mode makes them. */
 	ex.strict_rng = ex.exec_seed ^ 0xa54ff53a5f1d36f1ull;
