@@ -47,7 +47,7 @@ int dcsim_checker_explore(const struct dcsim_dput_strategy *s, const struct dcsi
 	struct dcsim_checker_result local;
 	FILE *out, *prog;
 	unsigned long commits = 0, unit = 0, executions = 0, preemptions = 0, all = 0;
-	unsigned long cycles = 0, demotions = 0;
+	unsigned long cycles = 0, demotions = 0, lock_edges = 0, lock_acq = 0, lock_try = 0;
 	unsigned long post_checked, post_skipped;
 	bool one = o && o->scenario;
 
@@ -129,6 +129,9 @@ int dcsim_checker_explore(const struct dcsim_dput_strategy *s, const struct dcsi
 				preemptions += r.preemptions;
 				cycles += r.lasso_tries;
 				demotions += r.lasso_demotions;
+				lock_edges += r.lock_edges;
+				lock_acq += r.lock_acquisitions;
+				lock_try += r.lock_trylocks;
 				all += r.executions;
 				if (!rc)
 					executions += r.executions;
@@ -191,9 +194,11 @@ int dcsim_checker_explore(const struct dcsim_dput_strategy *s, const struct dcsi
 	}
 	dcsim_dcache_post_checks(&post_checked, &post_skipped);
 	fprintf(prog, "dcsim-check: explore: %s: %lu explorations, %s (post-conditions so far: "
-		"%lu checked, %lu not exact; fair cycles forced again %lu, PCT demotions %lu)",
+		"%lu checked, %lu not exact; fair cycles forced again %lu, PCT demotions %lu; "
+		"lock order: %lu validated acquisitions, %lu trylocks, %lu edges summed over "
+		"explorations)",
 		s->name, res->runs, res->failures ? "FAILED" : "ok", post_checked, post_skipped,
-		cycles, demotions);
+		cycles, demotions, lock_acq, lock_try, lock_edges);
 	if (sched != DCSIM_EXPLORE_SCHED_FAIR)
 		fprintf(prog, " (%lu of %lu executions preempted a thread)", preemptions, all);
 	fputc('\n', prog);

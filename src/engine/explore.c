@@ -114,6 +114,7 @@ static void exec_prepare(void)
 	}
 	strict_prepare();
 	lasso_exec_begin();
+	lockdep_exec_begin();
 }
 
 int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explore_opts *opts,
@@ -163,6 +164,7 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 	ex.rcu_cbs_run = ex.stale_loads = 0;
 	ex.strict_count = 0;
 	lasso_run_begin();
+	lockdep_run_begin();
 	ex.ncbs = 0;
 	max_iter = single ? 1 : ex.o.iterations;
 
@@ -301,6 +303,7 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 	r.stale_loads = ex.stale_loads;
 	r.preemptions = ex.strict_count;
 	lasso_counts(&r.lasso_tries, &r.lasso_demotions);
+	lockdep_counts(&r);
 	pthread_mutex_lock(&ex.lock);
 	ex.running = false;
 	pthread_mutex_unlock(&ex.lock);
