@@ -97,7 +97,10 @@ again:
 	if (d_cnt(d))
 		return false;
 	inode = READ_ONCE(d->d_inode);
-	if (inode && unlikely(!dcsim_spin_trylock(&inode->i_lock))) {
+	if (unlikely(inode && dcache_faulty(DCSIM_DCACHE_FAULT_SHRINK_I_LOCK_INVERSION))) {
+		/* The planted inversion: i_lock waited for under d_lock. */
+		dcsim_spin_lock(&inode->i_lock);
+	} else if (inode && unlikely(!dcsim_spin_trylock(&inode->i_lock))) {
 		/* i_lock comes first; RCU keeps the inode's memory meanwhile. */
 		d_unlock(d);
 		dcsim_spin_lock(&inode->i_lock);
