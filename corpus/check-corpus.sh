@@ -139,7 +139,7 @@ unjudged = []
 
 # ---- the .bug files -------------------------------------------------------
 CLASSES = {"use-after-free", "refcount-leak", "lost-lru-entry", "dentry-never-freed",
-           "livelock", "counter-drift", "policy-drift", "lock-not-held", "none"}
+           "livelock", "counter-drift", "policy-drift", "lock-not-held", "lock-inversion", "none"}
 EXPECT = {"caught", "pass", "expected-fail", "missed"}
 TREES = {"6.1", "6.12"}
 REQUIRED = ["commit", "subject", "fixed-in", "id-check", "verified-by", "class", "kind",

@@ -20,8 +20,9 @@ The layers, bottom up (docs/design.md, "Layers"):
     model            src/model/: the dentry cache and its dput strategies
     kernel-code      kernel-code/: the kernel's own dput() over the model
     public-engine    <dcsim/explore.h>
-    public-hooks     <dcsim/describe.h>: what the engine asks of the code
-                     it checks (an object describer), registered from below
+    public-hooks     <dcsim/describe.h>, <dcsim/lockdep.h>: what the engine
+                     asks of the code it checks (an object describer, lock
+                     classes), registered from below
     engine           src/engine/: schedulers, RCU and memory models,
                      simulated HTM backend; knows no dentry
     public-checker   <dcsim/checker.h>, <dcsim/explore-dcache.h>
@@ -54,7 +55,7 @@ LAYERS = [
     ("public-model", ["include/dcsim/dentry.h", "include/dcsim/cache.h",
                       "include/dcsim/strategy.h", "include/dcsim/dcache-cover.h",
                       "include/dcsim/namei.h"]),
-    ("public-hooks", ["include/dcsim/describe.h"]),
+    ("public-hooks", ["include/dcsim/describe.h", "include/dcsim/lockdep.h"]),
     ("public-engine", ["include/dcsim/explore.h"]),
     ("public-checker", ["include/dcsim/checker.h", "include/dcsim/explore-dcache.h"]),
     ("engine", ["src/engine/*"]),

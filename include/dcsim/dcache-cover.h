@@ -125,6 +125,13 @@ enum dcsim_dcache_fault {
 	 * takes it again
 	 */
 	DCSIM_DCACHE_FAULT_INODE_TRYLOCK,
+	/*
+	 * A planted lock inversion (no upstream bug): shrink_lock_dentry()
+	 * takes the inode's i_lock with a blocking lock while it holds
+	 * d_lock, against the order i_lock, then d_lock, that d_delete()
+	 * and d_instantiate() keep: the lock order validator's test
+	 */
+	DCSIM_DCACHE_FAULT_SHRINK_I_LOCK_INVERSION,
 	DCSIM_DCACHE_FAULT_NR
 };
 

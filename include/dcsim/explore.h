@@ -258,6 +258,11 @@ struct dcsim_explore_result {
 	unsigned long windows_reached, windows_parked;
 	/* sched window: the first failing execution's target, "FUNC:LINE" or "" */
 	char failure_window[128];
+	/*
+	 * Lock order validator (<dcsim/lockdep.h>): acquired-before edges of
+	 * the run, validated blocking acquisitions, successful trylocks
+	 */
+	unsigned long lock_edges, lock_acquisitions, lock_trylocks;
 };
 
 /**
@@ -341,6 +346,14 @@ DCSIM_API void dcsim_explore_progress(void);
 
 /** dcsim_explore_yield() - an explicit schedule point, for user scenarios. */
 DCSIM_API void dcsim_explore_yield(void);
+
+/**
+ * dcsim_explore_lockdep_print() - the lock order validator's graph of the
+ * last (or current) dcsim_explore_run(), to @f: each acquired-before
+ * edge between lock classes with the two sites that first made it, and
+ * the pairs seen only as trylocks (<dcsim/lockdep.h>, docs/lock-order.md).
+ */
+DCSIM_API void dcsim_explore_lockdep_print(FILE *f);
 
 /**
  * dcsim_explore_run_alone() - run @fn(@arg) now, with no schedule point in it

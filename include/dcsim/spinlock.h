@@ -46,7 +46,7 @@ typedef struct dcsim_spinlock {
  * did it (no schedule point in between); the normal build has no call.
  */
 enum dcsim_spin_event {
-	DCSIM_SPIN_ACQUIRED,	/* a lock, or a trylock that took it */
+	DCSIM_SPIN_ACQUIRED,	/* a lock */
 	DCSIM_SPIN_RELEASED,	/* an unlock */
 	DCSIM_SPIN_CONTENDED,	/* a failed trylock */
 	/*
@@ -55,17 +55,42 @@ enum dcsim_spin_event {
 	 * preempted, or every later ticket would wait for it.
 	 */
 	DCSIM_SPIN_WAITING,
+	DCSIM_SPIN_TRYLOCKED,	/* a trylock that took it */
+	/*
+	 * Annotations for the lock order validator alone, as the kernel's
+	 * spin_release() and spin_acquire() of a lockdep_map: nothing is
+	 * taken or released, only the validator's view changes.  It forgets
+	 * a held lock (RELEASE), or sees one held as taken now, with a
+	 * subclass, as by a lock (ACQUIRE) or a trylock (TRYACQUIRE):
+	 * d_walk()'s hand-over of a child's d_lock when it descends.
+	 */
+	DCSIM_SPIN_ANNOTATE_RELEASE,
+	DCSIM_SPIN_ANNOTATE_ACQUIRE,
+	DCSIM_SPIN_ANNOTATE_TRYACQUIRE,
 };
+
+/*
+ * The lock order validator (<dcsim/lockdep.h>, instrumented build) also
+ * wants where each lock was taken and its subclass, as lockdep's
+ * spin_lock_nested(): dcsim_spin_lock(), dcsim_spin_lock_nested() and
+ * dcsim_spin_trylock() are macros that pass their caller's function and
+ * line.  The normal build drops them unread.
+ */
+#define DCSIM_LOCK_SUBCLASS_MAX	8
 
 #if DCSIM_INSTRUMENT
 /*
  * dcsim_spin_note() - tell the checkers what a lock operation did
- * @ev:   what happened
- * @lock: the lock
+ * @ev:       what happened
+ * @lock:     the lock
+ * @subclass: lockdep subclass of an acquisition (0 unless nested)
+ * @func:     function that took it (the caller of dcsim_spin_lock())
+ * @line:     its line
  *
  * Returns at once outside an exploration; never a schedule point.
  */
-DCSIM_API void dcsim_spin_note(enum dcsim_spin_event ev, const dcsim_spinlock_t *lock);
+DCSIM_API void dcsim_spin_note(enum dcsim_spin_event ev, const dcsim_spinlock_t *lock,
+			       unsigned int subclass, const char *func, int line);
 
 /*
  * dcsim_spin_assert_held() - lockdep_assert_held() for the explorer
@@ -93,7 +118,8 @@ DCSIM_API void dcsim_spin_assert_held(const dcsim_spinlock_t *lock, const char *
  */
 DCSIM_API void dcsim_spin_site(const char *func, int line);
 #else
-#define dcsim_spin_note(ev, lock)	((void)0)
+#define dcsim_spin_note(ev, lock, subclass, func, line) \
+	((void)(subclass), (void)(func), (void)(line))
 #define dcsim_spin_assert_held(lock, lock_name, what, object) \
 	((void)(lock), (void)(lock_name), (void)(what), (void)(object))
 #define dcsim_spin_site(func, line)	((void)0)
@@ -124,12 +150,19 @@ static inline bool dcsim_spin_is_locked(dcsim_spinlock_t *lock)
 }
 
 /**
- * dcsim_spin_lock() - take a ticket and wait for it to be served.
+ * dcsim_spin_lock_at() - take a ticket and wait for it to be served.
+ * @lock:     the lock
+ * @subclass: lockdep subclass (0; DCSIM_LOCK_SUBCLASS_MAX - 1 at most)
+ * @func:     caller's function, for the lock order validator
+ * @line:     caller's line
  *
- * The fetch-add on the whole word carries out of bit 31 on tail wrap and
+ * Called through dcsim_spin_lock() or dcsim_spin_lock_nested().  The
+ * fetch-add on the whole word carries out of bit 31 on tail wrap and
  * never into head, so head and tail stay independent 16-bit counters.
+ * Return: (void) with the lock held.
  */
-static inline void dcsim_spin_lock(dcsim_spinlock_t *lock)
+static inline void dcsim_spin_lock_at(dcsim_spinlock_t *lock, unsigned int subclass,
+				      const char *func, int line)
 {
 	uint32_t old = dcsim_fetch_add_acquire(&lock->val, 1u << DCSIM_TICKET_SHIFT);
 	uint16_t ticket = (uint16_t)(old >> DCSIM_TICKET_SHIFT);
@@ -137,10 +170,10 @@ static inline void dcsim_spin_lock(dcsim_spinlock_t *lock)
 	unsigned int spins = 0;
 
 	if (dcsim_likely((uint16_t)(old & DCSIM_TICKET_MASK) == ticket)) {
-		dcsim_spin_note(DCSIM_SPIN_ACQUIRED, lock);
+		dcsim_spin_note(DCSIM_SPIN_ACQUIRED, lock, subclass, func, line);
 		return;
 	}
-	dcsim_spin_note(DCSIM_SPIN_WAITING, lock);
+	dcsim_spin_note(DCSIM_SPIN_WAITING, lock, subclass, func, line);
 	/*
 	 * Acquire on each poll: the winning read orders our critical section.
 	 *
@@ -161,25 +194,44 @@ static inline void dcsim_spin_lock(dcsim_spinlock_t *lock)
 		if (dcsim_unlikely(++spins > DCSIM_SPIN_YIELD_AFTER))
 			sched_yield();
 	}
-	dcsim_spin_note(DCSIM_SPIN_ACQUIRED, lock);
+	dcsim_spin_note(DCSIM_SPIN_ACQUIRED, lock, subclass, func, line);
 }
 
+/* dcsim_spin_lock() - take @lock; see dcsim_spin_lock_at(). */
+#define dcsim_spin_lock(lock)	dcsim_spin_lock_at((lock), 0u, __func__, __LINE__)
+
+/*
+ * dcsim_spin_lock_nested() - take @lock, of a class the caller already
+ * holds an instance of, as subclass @subclass: the kernel's
+ * spin_lock_nested(), e.g. a child's d_lock under its parent's
+ * (DENTRY_D_LOCK_NESTED).  Only the validator tells it from dcsim_spin_lock().
+ */
+#define dcsim_spin_lock_nested(lock, subclass) \
+	dcsim_spin_lock_at((lock), (subclass), __func__, __LINE__)
+
 /**
- * dcsim_spin_trylock() - take the lock only if it is free now.
+ * dcsim_spin_trylock_at() - take the lock only if it is free now.
+ * @lock: the lock
+ * @func: caller's function, for the lock order validator
+ * @line: caller's line
+ *
+ * Called through dcsim_spin_trylock().
  * Return: true with the lock held, false without it.
  */
-static inline bool dcsim_spin_trylock(dcsim_spinlock_t *lock)
+static inline bool dcsim_spin_trylock_at(dcsim_spinlock_t *lock, const char *func, int line)
 {
 	uint32_t old = DCSIM_READ_ONCE(lock->val);
 
 	if ((old & DCSIM_TICKET_MASK) != (old >> DCSIM_TICKET_SHIFT) ||
 	    !dcsim_try_cmpxchg(&lock->val, &old, old + (1u << DCSIM_TICKET_SHIFT))) {
-		dcsim_spin_note(DCSIM_SPIN_CONTENDED, lock);
+		dcsim_spin_note(DCSIM_SPIN_CONTENDED, lock, 0u, func, line);
 		return false;
 	}
-	dcsim_spin_note(DCSIM_SPIN_ACQUIRED, lock);
+	dcsim_spin_note(DCSIM_SPIN_TRYLOCKED, lock, 0u, func, line);
 	return true;
 }
+
+#define dcsim_spin_trylock(lock)	dcsim_spin_trylock_at((lock), __func__, __LINE__)
 
 /**
  * dcsim_spin_unlock_unheld() - the refusal of dcsim_spin_unlock() of a lock
@@ -211,7 +263,7 @@ static inline void dcsim_spin_unlock(dcsim_spinlock_t *lock)
 		return;
 	}
 	dcsim_store_release(&lock->tickets.head, (uint16_t)(v.tickets.head + 1));
-	dcsim_spin_note(DCSIM_SPIN_RELEASED, lock);
+	dcsim_spin_note(DCSIM_SPIN_RELEASED, lock, 0u, NULL, 0);
 }
 
 #endif /* DCSIM_SPINLOCK_H */

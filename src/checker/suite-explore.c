@@ -48,6 +48,7 @@ int dcsim_checker_explore(const struct dcsim_dput_strategy *s, const struct dcsi
 	FILE *out, *prog;
 	unsigned long commits = 0, unit = 0, executions = 0, preemptions = 0, all = 0;
 	unsigned long cycles = 0, demotions = 0, win_reached = 0, win_parked = 0;
+	unsigned long lock_edges = 0, lock_acq = 0, lock_try = 0;
 	unsigned long post_checked, post_skipped;
 	bool one = o && o->scenario;
 
@@ -134,6 +135,9 @@ int dcsim_checker_explore(const struct dcsim_dput_strategy *s, const struct dcsi
 				demotions += r.lasso_demotions;
 				win_reached += r.windows_reached;
 				win_parked += r.windows_parked;
+				lock_edges += r.lock_edges;
+				lock_acq += r.lock_acquisitions;
+				lock_try += r.lock_trylocks;
 				all += r.executions;
 				if (!rc)
 					executions += r.executions;
@@ -198,9 +202,11 @@ int dcsim_checker_explore(const struct dcsim_dput_strategy *s, const struct dcsi
 	}
 	dcsim_dcache_post_checks(&post_checked, &post_skipped);
 	fprintf(prog, "dcsim-check: explore: %s: %lu explorations, %s (post-conditions so far: "
-		"%lu checked, %lu not exact; fair cycles forced again %lu, PCT demotions %lu)",
+		"%lu checked, %lu not exact; fair cycles forced again %lu, PCT demotions %lu; "
+		"lock order: %lu validated acquisitions, %lu trylocks, %lu edges summed over "
+		"explorations)",
 		s->name, res->runs, res->failures ? "FAILED" : "ok", post_checked, post_skipped,
-		cycles, demotions);
+		cycles, demotions, lock_acq, lock_try, lock_edges);
 	if (sched == DCSIM_EXPLORE_SCHED_STRICT || sched == DCSIM_EXPLORE_SCHED_RT)
 		fprintf(prog, " (%lu of %lu executions preempted a thread)", preemptions, all);
 	if (sched == DCSIM_EXPLORE_SCHED_WINDOW)

@@ -115,6 +115,7 @@ static void exec_prepare(void)
 	strict_prepare();
 	lasso_exec_begin();
 	window_exec_begin();
+	lockdep_exec_begin();
 }
 
 int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explore_opts *opts,
@@ -165,6 +166,7 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 	ex.strict_count = 0;
 	lasso_run_begin();
 	window_run_begin();
+	lockdep_run_begin();
 	ex.ncbs = 0;
 	max_iter = single ? 1 : ex.o.iterations;
 
@@ -305,6 +307,7 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 	r.preemptions = ex.strict_count;
 	lasso_counts(&r.lasso_tries, &r.lasso_demotions);
 	window_run_end(&r);
+	lockdep_counts(&r);
 	pthread_mutex_lock(&ex.lock);
 	ex.running = false;
 	pthread_mutex_unlock(&ex.lock);

@@ -98,6 +98,7 @@ void report_failure(FILE *f)
 		ex.o.memory == DCSIM_EXPLORE_MEM_RELAXED_RMW ? "relaxed-rmw" : "sc",
 		dcsim_explore_sched_name(ex.o.sched));
 	fprintf(f, "dcsim-explore:   %s\n", ex.msg);
+	lockdep_report(f);
 	if (ex.uaf.set) {
 		if (ex.uaf.queuer >= 0) {
 			fprintf(f, "dcsim-explore:   freeing thread T%d, up to its call_rcu() "

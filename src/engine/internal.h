@@ -342,6 +342,14 @@ void fail_lockedf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 __attribute__((noreturn)) void park_forever(void);
 void report_failure(FILE *f);
 
+/* lockdep.c: the lock order validator */
+void lockdep_note(struct lthread *lt, enum dcsim_spin_event ev, const void *lock,
+		  unsigned int subclass, const char *func, int line);
+void lockdep_run_begin(void);
+void lockdep_exec_begin(void);
+void lockdep_report(FILE *f);
+void lockdep_counts(struct dcsim_explore_result *r);
+
 /* htm-conflicts.c */
 void htm_conflicts(struct lthread *lt, unsigned int acc, uintptr_t addr, unsigned int size);
 

@@ -54,7 +54,8 @@
 
 /* ---- who holds what ---- */
 
-void dcsim_spin_note(enum dcsim_spin_event ev, const dcsim_spinlock_t *lock)
+void dcsim_spin_note(enum dcsim_spin_event ev, const dcsim_spinlock_t *lock,
+		     unsigned int subclass, const char *func, int line)
 {
 	struct lthread *lt = explore_lt;
 
@@ -66,8 +67,10 @@ void dcsim_spin_note(enum dcsim_spin_event ev, const dcsim_spinlock_t *lock)
 		return;
 	lasso_note_lock(lock);
 	window_note(lt, ev);
+	lockdep_note(lt, ev, lock, subclass, func, line);
 	switch (ev) {
 	case DCSIM_SPIN_ACQUIRED:
+	case DCSIM_SPIN_TRYLOCKED:
 		if (lt->nheld < LT_HELD_MAX)
 			lt->held[lt->nheld++] = lock;
 		else
@@ -93,6 +96,9 @@ void dcsim_spin_note(enum dcsim_spin_event ev, const dcsim_spinlock_t *lock)
 	case DCSIM_SPIN_WAITING:
 		lt->contended = lock;
 		lt->waiting = lock;
+		break;
+	default:
+		/* The validator's annotations: who holds what is unchanged. */
 		break;
 	}
 }

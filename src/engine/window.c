@@ -187,6 +187,17 @@ void window_note(struct lthread *lt, enum dcsim_spin_event ev)
 
 	if (!window_on())
 		return;
+	switch (ev) {
+	case DCSIM_SPIN_ANNOTATE_RELEASE:
+	case DCSIM_SPIN_ANNOTATE_ACQUIRE:
+	case DCSIM_SPIN_ANNOTATE_TRYACQUIRE:
+		return;		/* the lock order validator's view only: nothing taken */
+	case DCSIM_SPIN_TRYLOCKED:
+		ev = DCSIM_SPIN_ACQUIRED;	/* a lock taken all the same */
+		break;
+	default:
+		break;
+	}
 	if (ev != DCSIM_SPIN_RELEASED) {
 		/* A lock taken, waited for or tried after windows opened: reached. */
 		if (ev != DCSIM_SPIN_CONTENDED) {

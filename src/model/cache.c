@@ -172,8 +172,12 @@ struct dcsim_cache *(dcsim_cache_create)(const struct dcsim_cache_config *cfg)
 	c->retain_style = s->retain_style;
 	c->next_id = 1;
 	dcsim_spin_lock_init(&c->lru_lock);
+	dcsim_lock_set_class(&c->lru_lock, &dcache_class_lru_lock);
 	dlist_init(&c->lru);
 	dcsim_spin_lock_init(&c->roots_lock);
+	dcsim_lock_set_class(&c->roots_lock, &dcache_class_roots_lock);
+	dcsim_lock_set_class_array(&c->hash[0].lock, (size_t)1 << bits, sizeof(*c->hash),
+				   &dcache_class_hash_lock);
 	c->roots = NULL;
 	dcache_slab_cache_get();
 	/* Publish the initialised cache before anyone can see the pointer. */
@@ -334,6 +338,7 @@ static struct dcsim_dentry *__d_alloc(struct dcsim_cache *c, const char *name, b
 	d->d_name_hash = d_hash_name(name, len);
 	d->d_cache = c;
 	dcsim_lockref_init(&d->d_lockref, 1);
+	dcsim_lock_set_class(&d->d_lockref.lock, &dcache_class_d_lock);
 	dlist_init(&d->d_lru);
 	d->d_id = dcsim_fetch_add(&c->next_id, 1);
 	dstat_inc(c, DCSIM_CS_ALLOC);

@@ -63,6 +63,7 @@ static const char *const fault_names[DCSIM_DCACHE_FAULT_NR] = {
 	[DCSIM_DCACHE_FAULT_SHRINK_PARENT_TRYLOCK] = "046b961b45f9-shrink-parent-trylock",
 	[DCSIM_DCACHE_FAULT_ANCESTOR_TRYLOCK] = "b2b80195d882-ancestor-trylock",
 	[DCSIM_DCACHE_FAULT_INODE_TRYLOCK] = "3b3f09f48ba7-inode-trylock",
+	[DCSIM_DCACHE_FAULT_SHRINK_I_LOCK_INVERSION] = "planted-shrink-i-lock-inversion",
 };
 
 const char *dcsim_dcache_fault_name(enum dcsim_dcache_fault fault)

@@ -14,6 +14,7 @@
 #include <dcsim/cache.h>
 #include <dcsim/dentry.h>
 #include <dcsim/htm.h>
+#include <dcsim/lockdep.h>
 #include <dcsim/lockref.h>
 #include <dcsim/rcu.h>
 #include <dcsim/spinlock.h>
@@ -180,15 +181,22 @@ static inline bool dcache_alive(const struct dcsim_cache *c)
 	return c && READ_ONCE(((struct dcsim_cache *)c)->magic) == DCACHE_MAGIC_ALIVE;
 }
 
-static inline void d_lock(struct dcsim_dentry *d)
-{
-	dcsim_spin_lock(&d->d_lockref.lock);
-}
+/*
+ * Macros, so that the lock order validator (<dcsim/lockdep.h>) sees the
+ * caller's function and line.  d_lock_nested() takes a dentry's d_lock
+ * while another dentry's is held in lock order (a child's under its
+ * parent's): DENTRY_D_LOCK_NESTED, as lock_parent() and
+ * shrink_lock_dentry() take it.
+ */
+#define DCACHE_D_LOCK_NESTED	1
 
-static inline bool d_trylock(struct dcsim_dentry *d)
-{
-	return dcsim_spin_trylock(&d->d_lockref.lock);
-}
+/* lock-classes.c: each lock's class, given where it is initialised */
+extern const struct dcsim_lock_class dcache_class_d_lock, dcache_class_i_lock,
+	dcache_class_i_rwsem, dcache_class_lru_lock, dcache_class_hash_lock,
+	dcache_class_roots_lock;
+#define d_lock(d)		dcsim_spin_lock(&(d)->d_lockref.lock)
+#define d_lock_nested(d)	dcsim_spin_lock_nested(&(d)->d_lockref.lock, DCACHE_D_LOCK_NESTED)
+#define d_trylock(d)		dcsim_spin_trylock(&(d)->d_lockref.lock)
 
 static inline void d_unlock(struct dcsim_dentry *d)
 {
@@ -201,12 +209,23 @@ static inline void d_unlock(struct dcsim_dentry *d)
  * dcsim_spin_site(); nothing in the normal build).  Defined after the
  * helpers above, so that those name their caller, not themselves.
  */
-#define d_lock(d)		(dcsim_spin_site(__func__, __LINE__), d_lock(d))
-#define d_trylock(d)		(dcsim_spin_site(__func__, __LINE__), d_trylock(d))
-#define d_unlock(d)		(dcsim_spin_site(__func__, __LINE__), d_unlock(d))
-#define dcsim_spin_lock(l)	(dcsim_spin_site(__func__, __LINE__), dcsim_spin_lock(l))
-#define dcsim_spin_trylock(l)	(dcsim_spin_site(__func__, __LINE__), dcsim_spin_trylock(l))
+#undef d_lock
+#undef d_lock_nested
+#undef d_trylock
+#undef dcsim_spin_lock
+#undef dcsim_spin_lock_nested
+#undef dcsim_spin_trylock
+#define dcsim_spin_lock(l)	(dcsim_spin_site(__func__, __LINE__), \
+				 dcsim_spin_lock_at((l), 0u, __func__, __LINE__))
+#define dcsim_spin_lock_nested(l, sub) (dcsim_spin_site(__func__, __LINE__), \
+				 dcsim_spin_lock_at((l), (sub), __func__, __LINE__))
+#define dcsim_spin_trylock(l)	(dcsim_spin_site(__func__, __LINE__), \
+				 dcsim_spin_trylock_at((l), __func__, __LINE__))
 #define dcsim_spin_unlock(l)	(dcsim_spin_site(__func__, __LINE__), dcsim_spin_unlock(l))
+#define d_lock(d)		dcsim_spin_lock(&(d)->d_lockref.lock)
+#define d_lock_nested(d)	dcsim_spin_lock_nested(&(d)->d_lockref.lock, DCACHE_D_LOCK_NESTED)
+#define d_trylock(d)		dcsim_spin_trylock(&(d)->d_lockref.lock)
+#define d_unlock(d)		(dcsim_spin_site(__func__, __LINE__), d_unlock(d))
 
 static inline int32_t d_cnt(struct dcsim_dentry *d)
 {

@@ -116,8 +116,10 @@ struct dcsim_dentry *__dentry_kill_68(struct dcsim_dentry *d)
 		/* Stable: only a rename changes it, and the dentry is dead. */
 		parent = READ_ONCE(d->d_parent);
 		d_lock(parent);
+		d_lock_nested(d);
+	} else {
+		d_lock(d);
 	}
-	d_lock(d);
 	dentry_unlist(d, parent);
 	/* On someone's shrink list: its owner frees the husk. */
 	can_free = dentry_may_free(d);

@@ -25,8 +25,10 @@ struct dcsim_inode *inode_alloc(void)
 	if (inode) {
 		memset(inode, 0, sizeof(*inode));
 		dcsim_spin_lock_init(&inode->i_lock);
+		dcsim_lock_set_class(&inode->i_lock, &dcache_class_i_lock);
 		inode->i_magic = DCACHE_INODE_MAGIC;
 		dcsim_rwsem_init(&inode->i_rwsem);
+		dcsim_lock_set_class(&inode->i_rwsem, &dcache_class_i_rwsem);
 	}
 	return inode;
 }

@@ -149,7 +149,7 @@ static struct dcsim_dentry *__lock_parent(struct dcsim_dentry *d)
 	parent = READ_ONCE(d->d_parent);
 	d_lock(parent);
 	dcsim_rcu_read_unlock();
-	d_lock(d);
+	d_lock_nested(d);
 	return parent;
 }
 

@@ -97,7 +97,10 @@ again:
 	if (d_cnt(d))
 		return false;
 	inode = READ_ONCE(d->d_inode);
-	if (inode && unlikely(!dcsim_spin_trylock(&inode->i_lock))) {
+	if (unlikely(inode && dcache_faulty(DCSIM_DCACHE_FAULT_SHRINK_I_LOCK_INVERSION))) {
+		/* The planted inversion: i_lock waited for under d_lock. */
+		dcsim_spin_lock(&inode->i_lock);
+	} else if (inode && unlikely(!dcsim_spin_trylock(&inode->i_lock))) {
 		/* i_lock comes first; RCU keeps the inode's memory meanwhile. */
 		d_unlock(d);
 		dcsim_spin_lock(&inode->i_lock);
@@ -133,7 +136,7 @@ again:
 	dcache_cover(DCSIM_COVER_RELOCK);
 	d_unlock(d);
 	d_lock(parent);
-	d_lock(d);
+	d_lock_nested(d);
 	if (unlikely(!inode && READ_ONCE(d->d_inode)) && likely(!d_cnt(d))) {
 		/*
 		 * A negative that became positive while d_lock was dropped
@@ -210,7 +213,7 @@ static enum shrink_locked shrink_lock_416(struct dcsim_dentry *d)
 			/* lock_parent(): in order; RCU keeps the parent's memory. */
 			d_unlock(d);
 			d_lock(parent);
-			d_lock(d);
+			d_lock_nested(d);
 			if (d_cnt(d)) {
 				d_unlock(parent);
 				return SHRINK_BUSY;
@@ -426,10 +429,17 @@ unsigned long dcache_shrink_all(struct dcsim_cache *c)
  * counts those still to be dealt with.  select_collect2 stops at the first
  * unused dentry on somebody else's shrink list, returned in *@victim under
  * rcu_read_lock() (the walk's locks are dropped on the way out).
+ *
+ * Unlike d_walk(), which holds only the directory it walks and the child
+ * it looks at (and tells lockdep so by handing the child's d_lock over to
+ * subclass 0 when it descends), the walk keeps every ancestor's d_lock:
+ * the d_lock of a dentry @depth levels below the walk's top is taken as
+ * subclass @depth (the top's, held by the caller, is 0), the lock order
+ * validator's way of seeing a chain of nested d_locks in tree order.
  * Return: true if the walk stopped at a victim.
  */
 static bool collect(struct dcsim_dentry *dir, struct dcsim_list_head *dispose, unsigned long *found,
-		    struct dcsim_dentry **victim)
+		    struct dcsim_dentry **victim, unsigned int depth)
 {
 	struct dcsim_hlist_node *n;
 
@@ -438,7 +448,9 @@ static bool collect(struct dcsim_dentry *dir, struct dcsim_list_head *dispose, u
 		uint32_t f;
 		int32_t cnt;
 
-		d_lock(d);
+		dcsim_spin_lock_nested(&d->d_lockref.lock,
+				       depth + 1 < DCSIM_LOCK_SUBCLASS_MAX ? depth + 1 :
+				       DCSIM_LOCK_SUBCLASS_MAX - 1);
 		f = d_flags_read(d);
 		cnt = d_cnt(d);
 		if (f & DCSIM_DCACHE_SHRINK_LIST) {
@@ -466,7 +478,7 @@ static bool collect(struct dcsim_dentry *dir, struct dcsim_list_head *dispose, u
 				(*found)++;
 			}
 		}
-		if (cnt >= 0 && READ_ONCE(d->d_children) && collect(d, dispose, found, victim)) {
+		if (cnt >= 0 && READ_ONCE(d->d_children) && collect(d, dispose, found, victim, depth + 1)) {
 			d_unlock(d);
 			return true;
 		}
@@ -488,7 +500,7 @@ static void shrink_dcache_parent(struct dcsim_dentry *parent)
 
 		dlist_init(&dispose);
 		d_lock(parent);
-		collect(parent, &dispose, &found, NULL);
+		collect(parent, &dispose, &found, NULL, 0);
 		d_unlock(parent);
 		if (!dlist_empty(&dispose)) {
 			shrink_dentry_list(c, &dispose);
@@ -519,7 +531,7 @@ static void shrink_dcache_parent(struct dcsim_dentry *parent)
 		 */
 		dcache_cover(DCSIM_COVER_SHRINK_PARENT_WAIT);
 		d_lock(parent);
-		collect(parent, &dispose, &found, &victim);
+		collect(parent, &dispose, &found, &victim, 0);
 		d_unlock(parent);
 		if (victim) {
 			d_lock(victim);

@@ -218,9 +218,15 @@ static __always_inline int read_seqcount_retry(const unsigned int *s, unsigned i
 #define read_seqbegin_or_lock(lock, seq)	BUG_ON(*(seq) & 1)
 #define need_seqretry(lock, seq)		0
 #define done_seqretry(lock, seq)		BUG_ON((seq) & 1)
-/* lockdep's annotations of d_walk()'s lock handover */
-#define spin_release(map, ip)		do { } while (0)
-#define spin_acquire(map, s, t, ip)	do { } while (0)
+/*
+ * lockdep's annotations of d_walk()'s lock handover, to dcsim's lock order
+ * validator (kc/spinlock.h: the map is the lock).
+ */
+#define spin_release(map, ip) \
+	dcsim_spin_note(DCSIM_SPIN_ANNOTATE_RELEASE, &(map)->lock, 0u, __func__, __LINE__)
+#define spin_acquire(map, s, t, ip)						\
+	dcsim_spin_note((t) ? DCSIM_SPIN_ANNOTATE_TRYACQUIRE : DCSIM_SPIN_ANNOTATE_ACQUIRE, \
+			&(map)->lock, (s), __func__, __LINE__)
 /*
  * No scheduler tick: need_resched() is never true.  cond_resched() occurs
  * once in the extracted code, in shrink_dcache_parent(), right before

@@ -6,15 +6,16 @@
 #ifndef _KC_GLUE_IMPL_H
 #define _KC_GLUE_IMPL_H
 
-KC_GLUE_FN void kc_spin_lock(dcsim_spinlock_t *l)
+/* @func:@line, the kernel code's, and @subclass go to the lock order validator. */
+KC_GLUE_FN void kc_spin_lock(dcsim_spinlock_t *l, unsigned int subclass, const char *func, int line)
 {
-	dcsim_spin_lock(l);
+	dcsim_spin_lock_at(l, subclass, func, line);
 	kc_tally.locks++;
 }
 
-KC_GLUE_FN bool kc_spin_trylock(dcsim_spinlock_t *l)
+KC_GLUE_FN bool kc_spin_trylock(dcsim_spinlock_t *l, const char *func, int line)
 {
-	if (!dcsim_spin_trylock(l))
+	if (!dcsim_spin_trylock_at(l, func, line))
 		return false;
 	kc_tally.locks++;
 	return true;
@@ -41,16 +42,17 @@ KC_GLUE_FN bool kc_spin_is_locked(dcsim_spinlock_t *l)
  * (kc/spinlock.h, KC_SPINLOCK_IS_RCU_READER): the section opens before the
  * lock is taken and closes after it is dropped.
  */
-KC_GLUE_FN void kc_spin_lock_rcu(dcsim_spinlock_t *l)
+KC_GLUE_FN void kc_spin_lock_rcu(dcsim_spinlock_t *l, unsigned int subclass, const char *func,
+			       int line)
 {
 	dcsim_rcu_read_lock();
-	kc_spin_lock(l);
+	kc_spin_lock(l, subclass, func, line);
 }
 
-KC_GLUE_FN bool kc_spin_trylock_rcu(dcsim_spinlock_t *l)
+KC_GLUE_FN bool kc_spin_trylock_rcu(dcsim_spinlock_t *l, const char *func, int line)
 {
 	dcsim_rcu_read_lock();
-	if (kc_spin_trylock(l))
+	if (kc_spin_trylock(l, func, line))
 		return true;
 	dcsim_rcu_read_unlock();
 	return false;

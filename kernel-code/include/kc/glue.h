@@ -44,12 +44,12 @@ unsigned int kc_htm_status(dcsim_htm_status_t st);
 
 #if DCSIM_INSTRUMENT
 #define KC_GLUE_FN
-void kc_spin_lock(dcsim_spinlock_t *l);
-bool kc_spin_trylock(dcsim_spinlock_t *l);
+void kc_spin_lock(dcsim_spinlock_t *l, unsigned int subclass, const char *func, int line);
+bool kc_spin_trylock(dcsim_spinlock_t *l, const char *func, int line);
 void kc_spin_unlock(dcsim_spinlock_t *l);
 bool kc_spin_is_locked(dcsim_spinlock_t *l);
-void kc_spin_lock_rcu(dcsim_spinlock_t *l);
-bool kc_spin_trylock_rcu(dcsim_spinlock_t *l);
+void kc_spin_lock_rcu(dcsim_spinlock_t *l, unsigned int subclass, const char *func, int line);
+bool kc_spin_trylock_rcu(dcsim_spinlock_t *l, const char *func, int line);
 void kc_spin_unlock_rcu(dcsim_spinlock_t *l);
 void kc_dentry_unlink_inode_rcu(struct dcsim_dentry *d);
 void kc_dentry_unlink_inode(struct dcsim_dentry *d);

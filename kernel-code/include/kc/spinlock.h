@@ -19,9 +19,18 @@ typedef struct raw_spinlock {
 	arch_spinlock_t raw_lock;
 } raw_spinlock_t;
 
+/*
+ * lockdep's map of a lock: here the lock itself, so that the annotations
+ * of kc/dcache.h (spin_release(), spin_acquire()) name it.
+ */
+struct lockdep_map {
+	arch_spinlock_t lock;
+};
+
 typedef struct spinlock {
 	union {
 		struct raw_spinlock rlock;
+		struct lockdep_map dep_map;
 	};
 } spinlock_t;
 
@@ -33,19 +42,21 @@ _Static_assert(sizeof(spinlock_t) == sizeof(dcsim_spinlock_t), "spinlock_t is dc
  * Each operation first names its place (the kernel function and, through
  * extract.py's #line, its fs/dcache.c line) for the explorer's
  * window-directed mode (<dcsim/spinlock.h>: dcsim_spin_site(); nothing in
- * the normal build).
+ * the normal build); the function, the line and spin_lock_nested()'s
+ * subclass also go to dcsim's lock order validator (<dcsim/lockdep.h>),
+ * as lockdep sees them in the kernel.
  */
 #define KC_SITE()		dcsim_spin_site(__func__, __LINE__)
 #ifdef KC_SPINLOCK_IS_RCU_READER
 /* A held lock is an RCU read-side section, as in the kernel (kc/glue-impl.h). */
-#define spin_lock(l)		(KC_SITE(), kc_spin_lock_rcu(&(l)->rlock.raw_lock))
-#define spin_lock_nested(l, s)	(KC_SITE(), kc_spin_lock_rcu(&(l)->rlock.raw_lock))
-#define spin_trylock(l)		(KC_SITE(), kc_spin_trylock_rcu(&(l)->rlock.raw_lock))
+#define spin_lock(l)		(KC_SITE(), kc_spin_lock_rcu(&(l)->rlock.raw_lock, 0, __func__, __LINE__))
+#define spin_lock_nested(l, s)	(KC_SITE(), kc_spin_lock_rcu(&(l)->rlock.raw_lock, (s), __func__, __LINE__))
+#define spin_trylock(l)		(KC_SITE(), kc_spin_trylock_rcu(&(l)->rlock.raw_lock, __func__, __LINE__))
 #define spin_unlock(l)		(KC_SITE(), kc_spin_unlock_rcu(&(l)->rlock.raw_lock))
 #else
-#define spin_lock(l)		(KC_SITE(), kc_spin_lock(&(l)->rlock.raw_lock))
-#define spin_lock_nested(l, s)	(KC_SITE(), kc_spin_lock(&(l)->rlock.raw_lock))
-#define spin_trylock(l)		(KC_SITE(), kc_spin_trylock(&(l)->rlock.raw_lock))
+#define spin_lock(l)		(KC_SITE(), kc_spin_lock(&(l)->rlock.raw_lock, 0, __func__, __LINE__))
+#define spin_lock_nested(l, s)	(KC_SITE(), kc_spin_lock(&(l)->rlock.raw_lock, (s), __func__, __LINE__))
+#define spin_trylock(l)		(KC_SITE(), kc_spin_trylock(&(l)->rlock.raw_lock, __func__, __LINE__))
 #define spin_unlock(l)		(KC_SITE(), kc_spin_unlock(&(l)->rlock.raw_lock))
 #endif
 #define spin_is_locked(l)	kc_spin_is_locked(&(l)->rlock.raw_lock)

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef DCSIM_LOCKDEP_H
+#define DCSIM_LOCKDEP_H
+
+/*
+ * Lock classes for the explorer's lock order validator (instrumented
+ * build; docs/lock-order.md).
+ *
+ * The validator, as the kernel's lockdep, reasons about classes of locks,
+ * not instances: "some d_lock held while some i_lock is taken" is one
+ * acquired-before edge, whichever dentry and inode they were.  An edge
+ * that closes a cycle of classes is a possible deadlock even if no
+ * execution ever deadlocked, and the execution that added it fails.
+ *
+ * The engine knows no dentry, so the code it explores says which lock is
+ * of which class: the model (and any user of the explorer) registers each
+ * lock when it initialises it, with a class it owns (a static struct
+ * dcsim_lock_class, whose address is the class's identity, as a
+ * lock_class_key is lockdep's).  A lock never registered is not
+ * validated.  Calls go one way: the model registers, the engine looks up.
+ *
+ * Subclasses: a class whose instances nest (a child's d_lock taken under
+ * its parent's) is taken with dcsim_spin_lock_nested(lock, n)
+ * (<dcsim/spinlock.h>); (class, n) is then a class of its own, as in
+ * lockdep, and taking a class already held at the same subclass is
+ * reported as possible recursive locking.
+ *
+ * Registrations are forgotten when an execution begins (the scenario's
+ * setup registers again what it builds), and made only while an
+ * exploration runs: outside one these return at once.  The normal build
+ * has no call.
+ */
+
+#include <stddef.h>
+
+#include <dcsim/compiler.h>
+#include <dcsim/config.h>
+
+struct dcsim_lock_class {
+	const char *name;	/* "d_lock", printed in reports */
+};
+
+#if DCSIM_INSTRUMENT
+/**
+ * dcsim_lock_set_class() - @lock, a dcsim_spinlock_t, is of class @cls
+ * (NULL: not validated).  A later registration of the same address wins.
+ */
+DCSIM_API void dcsim_lock_set_class(const void *lock, const struct dcsim_lock_class *cls);
+
+/**
+ * dcsim_lock_set_class_array() - the @n locks at @first, @stride bytes
+ * apart (the lock of each element of an array), are of class @cls.
+ */
+DCSIM_API void dcsim_lock_set_class_array(const void *first, size_t n, size_t stride,
+					  const struct dcsim_lock_class *cls);
+#else
+#define dcsim_lock_set_class(lock, cls)	((void)(lock), (void)(cls))
+#define dcsim_lock_set_class_array(first, n, stride, cls) \
+	((void)(first), (void)(n), (void)(stride), (void)(cls))
+#endif
+
+#endif /* DCSIM_LOCKDEP_H */
