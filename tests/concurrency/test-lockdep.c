@@ -8,7 +8,7 @@
  * a class taken under itself is recursive locking unless the inner lock
  * is nested (a subclass), and d_walk()'s hand-over annotations make a
  * held lock count as subclass 0 again; an unregistered lock is not
- * validated.
+ * validated; dcsim_explore_lockdep_print() shows the graph.
  */
 
 #include <setjmp.h>
@@ -232,11 +232,25 @@ static void test_trylock(void **unused)
 	};
 	struct dcsim_explore_opts o = opts(300);
 	struct dcsim_explore_result r;
+	FILE *f = tmpfile();
+	char buf[2048];
+	size_t n;
 	(void)unused;
 
 	assert_int_equal(dcsim_explore_run(&sc, &o, &r), 0);
 	assert_int_equal(r.lock_edges, 1);	/* A -> B only */
 	assert_true(r.lock_trylocks > 0);
+	/* The graph, for people: the edge, and the inverse pair seen as a trylock. */
+	assert_non_null(f);
+	dcsim_explore_lockdep_print(f);
+	rewind(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	printf("%s", buf);
+	assert_non_null(strstr(buf, "A -> B (lock2:"));
+	assert_non_null(strstr(buf, "B -> A trylock only"));
+	assert_null(strstr(buf, "B -> A ("));
 }
 
 /* ---- nesting: one class under itself ---- */
