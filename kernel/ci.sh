@@ -7,7 +7,11 @@
 # (kernel/patches/ for linux-source-6.1, kernel/patches-6.12/ for
 # linux-source-6.12) apply to fresh extractions and pass checkpatch
 # --strict, builds the eight kernels (kernel/build.sh), boots them
-# (kernel/boot-test.sh, six boots per tree), and ends with a line
+# (kernel/boot-test.sh, six boots per tree), runs stress-ng's dcache
+# stressors on each tree's debug kernels (unpatched, dcache_htm=force and
+# =off; STRESS_SECS seconds, default 10), builds the 6.1 debug kernel
+# with the planted hang (kernel/debug/plant-hang.patch) and checks that
+# the lockup and hung-task detectors report it, and ends with a line
 # "N passed, M failed".  Exits non-zero if anything failed.
 # "--checks-only" stops after the apply and checkpatch checks.
 set -uo pipefail
@@ -35,7 +39,7 @@ summary() {
 
 # --- packages ------------------------------------------------------------
 pkgs="linux-source-6.1 linux-source-6.12 qemu-system-x86 busybox-static e2fsprogs bc bison flex
-      libelf-dev libssl-dev cpio gcc make libc6-dev xz-utils patch perl"
+      libelf-dev libssl-dev cpio gcc make libc6-dev xz-utils patch perl stress-ng"
 step "packages"
 missing=""
 for p in $pkgs; do
@@ -155,7 +159,52 @@ while read -r line; do
 done < <(grep -E "^(PASS|FAIL) " "$bootlog")
 [ "$(grep -cE "^boot-test: [0-9]+ passed" "$bootlog")" = "$(echo $built | wc -w)" ] ||
 	ko "boot-test.sh did not finish"
+
+# --- stress-ng: the dcache stressors on the debug kernels -------------------
+step "stress-ng dcache stressors (debug flavour: unpatched, force, off)"
+stresslog=$root/stress-test.log
+t0=$SECONDS
+for k in $built; do
+	bash "$here/boot-test.sh" --tree "$k" --flavour debug --workload stress-ng \
+		--run unpatched --run force --run off --secs "${STRESS_SECS:-10}" 2>&1
+done | tee "$stresslog"
+echo "stress-ng boots took $((SECONDS - t0)) s"
+while read -r line; do
+	case $line in
+	PASS\ *) ok "stress ${line#PASS }" ;;
+	FAIL\ *) ko "stress ${line#FAIL }" ;;
+	esac
+done < <(grep -E "^(PASS|FAIL) " "$stresslog")
+[ "$(grep -cE "^boot-test: [0-9]+ passed" "$stresslog")" = "$(echo $built | wc -w)" ] ||
+	ko "boot-test.sh --workload stress-ng did not finish"
+
+# --- a planted hang must be reported ----------------------------------------
+case " $built " in
+*" 6.1 "*)
+	step "planted hang (6.1 patched debug + kernel/debug/plant-hang.patch)"
+	hanglog=$root/hang-test.log
+	t0=$SECONDS
+	if bash "$here/build.sh" --tree 6.1 --flavour debug --variant patched \
+		--extra "$here/debug/plant-hang.patch"; then
+		for w in plant-hang-spin plant-hang-sleep; do
+			bash "$here/boot-test.sh" --tree 6.1 --flavour debug --run force \
+				--workload $w --image plant-hang --timeout 180 2>&1
+		done | tee "$hanglog"
+		while read -r line; do
+			case $line in
+			PASS\ *) ok "hang ${line#PASS }" ;;
+			FAIL\ *) ko "hang ${line#FAIL }" ;;
+			esac
+		done < <(grep -E "^(PASS|FAIL) " "$hanglog")
+		[ "$(grep -cE "^(PASS|FAIL) " "$hanglog")" = 2 ] || ko "planted-hang boots did not finish"
+	else
+		ko "6.1: build with the planted hang"
+	fi
+	echo "planted hang took $((SECONDS - t0)) s"
+	;;
+esac
+
 # Counters per boot, for the summary.
-grep -E "^  counters " "$bootlog"
+cat "$bootlog" "$stresslog" | grep -E "^  counters "
 
 summary
