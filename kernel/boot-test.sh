@@ -306,13 +306,15 @@ boot_one() {
 	local t0=$SECONDS fifo=$work/$name.in
 	rm -f "$fifo"; mkfifo "$fifo"
 	exec {infd}<>"$fifo"
+	# Appending, so that the watcher's notes are not overwritten.
+	: > "$out"
 	timeout "$tmo" qemu-system-x86_64 "${accel[@]}" \
 		-smp "$cpus,sockets=$cpus,cores=1,threads=1" -m 1024 \
 		-nographic -no-reboot -monitor none -serial mon:stdio \
 		-kernel "$img" -initrd "$work/initramfs-$workload.cpio.gz" \
 		"${disk[@]}" \
 		-append "console=ttyS0 panic=-1 oops=panic $mode $extra wl_fs=$wlfs wl_secs=$secs wl_cpus=$cpus wl_arg=$wlarg wl_instances=$instances" \
-		<&$infd > "$out" 2>&1 &
+		<&$infd >> "$out" 2>&1 &
 	local qpid=$!
 	watch_boot "$qpid" "$fifo" "$out" $((SECONDS + tmo)) &
 	local wpid=$!
