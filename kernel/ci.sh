@@ -13,7 +13,8 @@
 # with the debug-only patches (kernel/debug/) and checks that the lockup
 # and hung-task detectors report a planted hang, and ends with a line
 # "N passed, M failed".  Exits non-zero if anything failed.
-# "--checks-only" stops after the apply and checkpatch checks.
+# "--checks-only" stops after the apply and checkpatch checks and the boot
+# test's self-test (kernel/test-boot-harness.sh, a fake QEMU).
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -126,6 +127,15 @@ check_series() {	# check_series <kver> <patch dir>
 
 check_series 6.1 "$here/patches"
 check_series 6.12 "$here/patches-6.12"
+
+# --- the boot test's own verdicts, with a fake QEMU (no kernel needed) --------
+step "boot-test harness self-test (kernel/test-boot-harness.sh)"
+t0=$SECONDS
+if bash "$here/test-boot-harness.sh"; then
+	ok "boot-test harness ($((SECONDS - t0)) s)"
+else
+	ko "boot-test harness"
+fi
 
 [ $checks_only = 1 ] && summary
 

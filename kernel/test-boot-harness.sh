@@ -128,7 +128,7 @@ expect PASS counters-force-ok "attempts=890" "${sn[@]}" --run force
 expect FAIL hang-detected "RIP ffffffff81000123 is in fake_spin_with_lock" "${sn[@]}" --run unpatched --timeout 200
 ph=(--workload plant-hang-spin --image plant-hang --run unpatched)
 expect PASS hang-detected "BOOT-TEST: diagnosing" "${ph[@]}" --timeout 200
-expect FAIL hang-partial "no-report" "${ph[@]}" --timeout 60
-expect FAIL hang-silent "no-report" "${ph[@]}" --timeout 60
+expect FAIL hang-partial "no-report" "${ph[@]}" --timeout 50
+expect FAIL hang-silent "no-report" "${ph[@]}" --timeout 50
 echo "harness: $pass passed, $fail failed"
 [ $fail = 0 ]
