@@ -57,6 +57,11 @@ kvm=0
 secs=${DPUT_SECS:-12}
 tmo=${BOOT_TIMEOUT:-300}
 cpus=${BOOT_CPUS:-4}
+# The hang diagnosis: pause after each sysrq (s), how long before the
+# time limit it starts (s), how long QEMU runs on after a detector fired.
+diag_pause=${BOOT_DIAG_PAUSE:-6}
+diag_lead=${BOOT_DIAG_LEAD:-45}
+diag_grace=${BOOT_DIAG_GRACE:-20}
 workload=dput-torture
 fsopt=""
 isuffix=""
@@ -221,9 +226,10 @@ mux() { printf "$2" > "$1"; }
 # monitor's "info registers -a" (Ctrl-A c switches to the monitor and back).
 diagnose() {
 	local fifo=$1 k
-	echo "BOOT-TEST: diagnosing (sysrq t, l, w; info registers -a)" >> "$2"
+	# On a line of its own, even if the guest was in the middle of one.
+	printf '\nBOOT-TEST: diagnosing (sysrq t, l, w; info registers -a)\n' >> "$2"
 	for k in t l w; do
-		mux "$fifo" '\001b'; sleep 1; mux "$fifo" "$k"; sleep 6
+		mux "$fifo" '\001b'; sleep 1; mux "$fifo" "$k"; sleep "$diag_pause"
 	done
 	mux "$fifo" '\001c'; sleep 1
 	mux "$fifo" 'info registers -a\n'; sleep 3
@@ -243,16 +249,16 @@ watch_boot() {
 				grep -qE "$re" "$out" || k=0
 			done < <(directive expect)
 			if [ $k = 1 ]; then
-				sleep 5; diagnose "$fifo" "$out"; sleep 2
+				sleep "$diag_pause"; diagnose "$fifo" "$out"; sleep 2
 				kill "$pid" 2>/dev/null; return
 			fi
 		fi
-		if [ $diag = 0 ] && { grep -qE "$hang_re" "$out" || [ $SECONDS -ge $((deadline - 45)) ]; }; then
+		if [ $diag = 0 ] && { grep -qE "$hang_re" "$out" || [ $SECONDS -ge $((deadline - diag_lead)) ]; }; then
 			diag=1
 			sleep 3
 			diagnose "$fifo" "$out"
 			if grep -qE "$hang_re" "$out" && [ $hangwl = 0 ]; then
-				sleep 20; kill "$pid" 2>/dev/null; return
+				sleep "$diag_grace"; kill "$pid" 2>/dev/null; return
 			fi
 		fi
 	done
@@ -343,6 +349,8 @@ boot_one() {
 		return
 	fi
 	[ $rc = 124 ] && bad="$bad hang(timeout ${tmo}s)"
+	# The dump itself has stacks; say why it was taken.
+	grep -q "^BOOT-TEST: diagnosing" "$out" && bad="$bad diagnosed(detector-or-near-timeout)"
 	grep -q "^BOOT-TEST-DONE" "$out" || bad="$bad no-BOOT-TEST-DONE"
 	grep -q "^WORKLOAD-RC 0" "$out" || bad="$bad workload-failed"
 	grep -q "^UMOUNT-OK" "$out" || bad="$bad umount-failed"

@@ -19,6 +19,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/boot-harness.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 export KBUILD_ROOT=$tmp/root
+# Short pauses: the fake guest answers at once.
+export BOOT_DIAG_PAUSE=1 BOOT_DIAG_LEAD=10 BOOT_DIAG_GRACE=3
 mkdir -p "$tmp/bin"
 pass=0 fail=0
 
@@ -128,7 +130,7 @@ expect PASS counters-force-ok "attempts=890" "${sn[@]}" --run force
 expect FAIL hang-detected "RIP ffffffff81000123 is in fake_spin_with_lock" "${sn[@]}" --run unpatched --timeout 200
 ph=(--workload plant-hang-spin --image plant-hang --run unpatched)
 expect PASS hang-detected "BOOT-TEST: diagnosing" "${ph[@]}" --timeout 200
-expect FAIL hang-partial "no-report" "${ph[@]}" --timeout 50
-expect FAIL hang-silent "no-report" "${ph[@]}" --timeout 50
+expect FAIL hang-partial "no-report" "${ph[@]}" --timeout 20
+expect FAIL hang-silent "no-report" "${ph[@]}" --timeout 20
 echo "harness: $pass passed, $fail failed"
 [ $fail = 0 ]
