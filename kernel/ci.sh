@@ -153,6 +153,17 @@ for k in $kvers; do
 done
 [ -n "$built" ] || summary
 
+# verdicts <label> <log>: one ok/ko per PASS/FAIL line of boot-test.sh.
+verdicts() {
+	local line
+	while read -r line; do
+		case $line in
+		PASS\ *) ok "$1 ${line#PASS }" ;;
+		FAIL\ *) ko "$1 ${line#FAIL }" ;;
+		esac
+	done < <(grep -E "^(PASS|FAIL) " "$2")
+}
+
 # --- boots ------------------------------------------------------------------
 step "boot tests (kernel/boot-test.sh)"
 bootlog=$root/boot-test.log
@@ -161,12 +172,7 @@ for k in $built; do
 	bash "$here/boot-test.sh" --tree "$k" 2>&1
 done | tee "$bootlog"
 echo "boots took $((SECONDS - t0)) s"
-while read -r line; do
-	case $line in
-	PASS\ *) ok "boot ${line#PASS }" ;;
-	FAIL\ *) ko "boot ${line#FAIL }" ;;
-	esac
-done < <(grep -E "^(PASS|FAIL) " "$bootlog")
+verdicts boot "$bootlog"
 [ "$(grep -cE "^boot-test: [0-9]+ passed" "$bootlog")" = "$(echo $built | wc -w)" ] ||
 	ko "boot-test.sh did not finish"
 
@@ -179,12 +185,7 @@ for k in $built; do
 		--run unpatched --run force --run off --secs "${STRESS_SECS:-10}" 2>&1
 done | tee "$stresslog"
 echo "stress-ng boots took $((SECONDS - t0)) s"
-while read -r line; do
-	case $line in
-	PASS\ *) ok "stress ${line#PASS }" ;;
-	FAIL\ *) ko "stress ${line#FAIL }" ;;
-	esac
-done < <(grep -E "^(PASS|FAIL) " "$stresslog")
+verdicts stress "$stresslog"
 [ "$(grep -cE "^boot-test: [0-9]+ passed" "$stresslog")" = "$(echo $built | wc -w)" ] ||
 	ko "boot-test.sh --workload stress-ng did not finish"
 
@@ -202,12 +203,7 @@ case " $built " in
 			bash "$here/boot-test.sh" --tree 6.1 --flavour debug --run unpatched \
 				--workload $w --image 6.1-shrink-window+plant-hang --timeout 180 2>&1
 		done | tee "$hanglog"
-		while read -r line; do
-			case $line in
-			PASS\ *) ok "hang ${line#PASS }" ;;
-			FAIL\ *) ko "hang ${line#FAIL }" ;;
-			esac
-		done < <(grep -E "^(PASS|FAIL) " "$hanglog")
+		verdicts hang "$hanglog"
 		[ "$(grep -cE "^(PASS|FAIL) " "$hanglog")" = 2 ] || ko "planted-hang boots did not finish"
 	else
 		ko "6.1: debug build with kernel/debug/*.patch"
