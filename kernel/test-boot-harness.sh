@@ -24,7 +24,7 @@ export BOOT_DIAG_PAUSE=1 BOOT_DIAG_LEAD=10 BOOT_DIAG_GRACE=3
 mkdir -p "$tmp/bin"
 pass=0 fail=0
 
-for img in unpatched-debug patched-debug unpatched-debug+plant-hang; do
+for img in unpatched-debug patched-debug unpatched-debug+plant-hang unpatched-debug+6.1-shrink-window+plant-hang; do
 	d=$KBUILD_ROOT/6.1/images/$img
 	mkdir -p "$d"
 	: > "$d/bzImage"
@@ -128,6 +128,11 @@ expect FAIL counters-off-bad "expected \[ 7 -eq 0 \]|counters" "${sn[@]}" --run 
 expect PASS counters-force-ok "attempts=890" "${sn[@]}" --run force
 # A detector's report in an ordinary run: fails, diagnosed, stopped early.
 expect FAIL hang-detected "RIP ffffffff81000123 is in fake_spin_with_lock" "${sn[@]}" --run unpatched --timeout 200
+# A workload built from source (#@ cc), on an image with debug patches.
+expect PASS clean "shrink-race-ext2\+6.1-shrink-window\+plant-hang-2000" --workload shrink-race \
+	--image 6.1-shrink-window+plant-hang --arg 2000 --secs 1 --run unpatched
+expect FAIL splat "kernel-splat" --workload shrink-race \
+	--image 6.1-shrink-window+plant-hang --arg 2000 --secs 1 --run unpatched
 ph=(--workload plant-hang-spin --image plant-hang --run unpatched)
 expect PASS hang-detected "BOOT-TEST: diagnosing" "${ph[@]}" --timeout 200
 expect FAIL hang-partial "no-report" "${ph[@]}" --timeout 20
