@@ -40,11 +40,11 @@ while [ $# -gt 0 ]; do
 	case $1 in -append) append=$2; shift 2 ;; *) shift ;; esac
 done
 k() { echo "[    1.000000] $*"; }
-stats() {	# stats <BEFORE|AFTER> <enabled> <attempts>
+stats() {	# stats <BEFORE|AFTER> <enabled> <attempts> [<final_put_locked>]
 	echo "STATS-$1 enabled $2"; echo "STATS-$1 htm_probe 1"; echo "STATS-$1 htm_trial_commits 0"
 	echo "STATS-$1 attempts $3"; echo "STATS-$1 commits 0"; echo "STATS-$1 aborts $3"
 	echo "STATS-$1 abort_other $3"; echo "STATS-$1 fallbacks $3"; echo "STATS-$1 final_put_htm 0"
-	echo "STATS-$1 final_put_lockless 0"; echo "STATS-$1 final_put_locked 5"
+	echo "STATS-$1 final_put_lockless 0"; echo "STATS-$1 final_put_locked ${4:-5}"
 }
 answer_monitor() {	# until killed: registers on request
 	while IFS= read -r line; do
@@ -65,6 +65,16 @@ hang-*) ;;
 	;;
 esac
 case $FAKE_SCENARIO in
+torture|torture-fail)
+	# The default workload, dput-torture, on a patched force boot.
+	stats BEFORE 1 10
+	echo "dput-torture: 4 CPUs online, 4 required"
+	echo "dput-torture: ops 12345 errors 0"
+	if [ "$FAKE_SCENARIO" = torture ]; then echo "dput-torture: PASS"; echo "WORKLOAD-RC 0"
+	else echo "dput-torture: FAIL"; echo "WORKLOAD-RC 1"; fi
+	stats AFTER 1 900 80
+	echo "UMOUNT-OK"; echo "BOOT-TEST-DONE"
+	exit 0 ;;
 clean|splat|wlfail|counters-off-ok|counters-off-bad|counters-force-ok)
 	case $FAKE_SCENARIO in
 	counters-off-ok) stats BEFORE 0 0 ;;
@@ -119,6 +129,9 @@ expect() {
 	fi
 }
 
+# The default workload and run names, as kernel/ci.sh's twelve boots use them.
+expect PASS torture "PASS force-debug-6.1 " --run force --secs 1
+expect FAIL torture-fail "workload-failed" --run force --secs 1
 sn=(--workload stress-ng --secs 1)
 expect PASS clean - "${sn[@]}" --run unpatched
 expect FAIL splat "kernel-splat" "${sn[@]}" --run unpatched
