@@ -7,9 +7,14 @@
 # (kernel/patches/ for linux-source-6.1, kernel/patches-6.12/ for
 # linux-source-6.12) apply to fresh extractions and pass checkpatch
 # --strict, builds the eight kernels (kernel/build.sh), boots them
-# (kernel/boot-test.sh, six boots per tree), and ends with a line
+# (kernel/boot-test.sh, six boots per tree), runs stress-ng's dcache
+# stressors on each tree's debug kernels (unpatched, dcache_htm=force and
+# =off; STRESS_SECS seconds, default 10), builds the 6.1 debug kernel
+# with the debug-only patches (kernel/debug/) and checks that the lockup
+# and hung-task detectors report a planted hang, and ends with a line
 # "N passed, M failed".  Exits non-zero if anything failed.
-# "--checks-only" stops after the apply and checkpatch checks.
+# "--checks-only" stops after the apply and checkpatch checks and the boot
+# test's self-test (kernel/test-boot-harness.sh, a fake QEMU).
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -35,7 +40,7 @@ summary() {
 
 # --- packages ------------------------------------------------------------
 pkgs="linux-source-6.1 linux-source-6.12 qemu-system-x86 busybox-static e2fsprogs bc bison flex
-      libelf-dev libssl-dev cpio gcc make libc6-dev xz-utils patch perl"
+      libelf-dev libssl-dev cpio gcc make libc6-dev xz-utils patch perl stress-ng"
 step "packages"
 missing=""
 for p in $pkgs; do
@@ -123,6 +128,15 @@ check_series() {	# check_series <kver> <patch dir>
 check_series 6.1 "$here/patches"
 check_series 6.12 "$here/patches-6.12"
 
+# --- the boot test's own verdicts, with a fake QEMU (no kernel needed) --------
+step "boot-test harness self-test (kernel/test-boot-harness.sh)"
+t0=$SECONDS
+if bash "$here/test-boot-harness.sh"; then
+	ok "boot-test harness ($((SECONDS - t0)) s)"
+else
+	ko "boot-test harness"
+fi
+
 [ $checks_only = 1 ] && summary
 
 # --- build ------------------------------------------------------------------
@@ -139,6 +153,17 @@ for k in $kvers; do
 done
 [ -n "$built" ] || summary
 
+# verdicts <label> <log>: one ok/ko per PASS/FAIL line of boot-test.sh.
+verdicts() {
+	local line
+	while read -r line; do
+		case $line in
+		PASS\ *) ok "$1 ${line#PASS }" ;;
+		FAIL\ *) ko "$1 ${line#FAIL }" ;;
+		esac
+	done < <(grep -E "^(PASS|FAIL) " "$2")
+}
+
 # --- boots ------------------------------------------------------------------
 step "boot tests (kernel/boot-test.sh)"
 bootlog=$root/boot-test.log
@@ -147,15 +172,47 @@ for k in $built; do
 	bash "$here/boot-test.sh" --tree "$k" 2>&1
 done | tee "$bootlog"
 echo "boots took $((SECONDS - t0)) s"
-while read -r line; do
-	case $line in
-	PASS\ *) ok "boot ${line#PASS }" ;;
-	FAIL\ *) ko "boot ${line#FAIL }" ;;
-	esac
-done < <(grep -E "^(PASS|FAIL) " "$bootlog")
+verdicts boot "$bootlog"
 [ "$(grep -cE "^boot-test: [0-9]+ passed" "$bootlog")" = "$(echo $built | wc -w)" ] ||
 	ko "boot-test.sh did not finish"
+
+# --- stress-ng: the dcache stressors on the debug kernels -------------------
+step "stress-ng dcache stressors (debug flavour: unpatched, force, off)"
+stresslog=$root/stress-test.log
+t0=$SECONDS
+for k in $built; do
+	bash "$here/boot-test.sh" --tree "$k" --flavour debug --workload stress-ng \
+		--run unpatched --run force --run off --secs "${STRESS_SECS:-10}" 2>&1
+done | tee "$stresslog"
+echo "stress-ng boots took $((SECONDS - t0)) s"
+verdicts stress "$stresslog"
+[ "$(grep -cE "^boot-test: [0-9]+ passed" "$stresslog")" = "$(echo $built | wc -w)" ] ||
+	ko "boot-test.sh --workload stress-ng did not finish"
+
+# --- a planted hang must be reported ----------------------------------------
+# The 6.1 debug image with both debug-only patches (kernel/debug/): the
+# shrink_lock_dentry() window knob (unused here) and the planted hang.
+case " $built " in
+*" 6.1 "*)
+	step "planted hang (6.1 debug + kernel/debug/*.patch)"
+	hanglog=$root/hang-test.log
+	t0=$SECONDS
+	if bash "$here/build.sh" --tree 6.1 --flavour debug --variant unpatched \
+		--extra "$here/debug/6.1-shrink-window.patch" --extra "$here/debug/plant-hang.patch"; then
+		for w in plant-hang-spin plant-hang-sleep; do
+			bash "$here/boot-test.sh" --tree 6.1 --flavour debug --run unpatched \
+				--workload $w --image 6.1-shrink-window+plant-hang --timeout 180 2>&1
+		done | tee "$hanglog"
+		verdicts hang "$hanglog"
+		[ "$(grep -cE "^(PASS|FAIL) " "$hanglog")" = 2 ] || ko "planted-hang boots did not finish"
+	else
+		ko "6.1: debug build with kernel/debug/*.patch"
+	fi
+	echo "planted hang took $((SECONDS - t0)) s"
+	;;
+esac
+
 # Counters per boot, for the summary.
-grep -E "^  counters " "$bootlog"
+cat "$bootlog" "$stresslog" | grep -E "^  counters "
 
 summary
