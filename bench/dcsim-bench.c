@@ -25,10 +25,12 @@
 
 #include <dcsim/config.h>
 #include <dcsim/htm.h>
+#include <dcsim/parse.h>
 #include <dcsim/strategy.h>
 #include <dcsim/warn.h>
 
 #include "bench.h"
+#include "outfile.h"
 
 #define PROG "dcsim-bench"
 
@@ -165,18 +167,13 @@ static __attribute__((format(printf, 1, 2))) int bad(const char *fmt, ...)
 	return 2;
 }
 
-/* Parse an unsigned integer in [min, max]; Return: 0 or -1. */
+/* An unsigned integer in [min, max] (<dcsim/parse.h>); Return: 0 or -1. */
 static int parse_uint(const char *s, unsigned long long min, unsigned long long max,
 		      unsigned long long *out)
 {
-	char *end;
-	unsigned long long v;
+	uint64_t v;
 
-	if (!s || !*s || *s == '-' || *s == '+')
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end || v < min || v > max)
+	if (dcsim_parse_u64(s, min, max, &v))
 		return -1;
 	*out = v;
 	return 0;
@@ -193,24 +190,22 @@ static int opt_uint(const char *opt, const char *arg, unsigned long long min,
 	return 0;
 }
 
-/* Comma list of unsigned numbers; Return: count, or -1 on a bad element. */
+/*
+ * Comma list of unsigned numbers in [min, max] (<dcsim/parse.h>: no empty
+ * element, nothing that wraps); Return: count, or -1 on a bad element.
+ */
 static int parse_list(const char *s, unsigned long long min, unsigned long long max,
 		      unsigned int *out, unsigned int cap)
 {
-	char buf[512], *save, *tok;
-	int n = 0;
+	uint64_t v[BENCH_MAX_THREADS];
+	int n;
 
-	if (!s || !*s || strlen(s) >= sizeof(buf))
+	if (max > UINT_MAX || cap > DCSIM_ARRAY_SIZE(v))
 		return -1;
-	strcpy(buf, s);
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		unsigned long long v;
-
-		if ((unsigned int)n >= cap || parse_uint(tok, min, max, &v))
-			return -1;
-		out[n++] = (unsigned int)v;
-	}
-	return n ? n : -1;
+	n = dcsim_parse_u64_list(s, min, max, v, cap);
+	for (int i = 0; i < n; i++)
+		out[i] = (unsigned int)v[i];
+	return n > 0 ? n : -1;
 }
 
 static int add_group(struct bench_config *cfg, const char *name,
@@ -577,43 +572,49 @@ static int run_all(struct bench_config *cfg)
 static int save_json(struct bench_config *cfg, const struct bench_host *host, const char *path)
 {
 	enum bench_format fmt = cfg->format;
-	FILE *f = fopen(path, "w");
+	struct bench_out o;
 
-	if (!f) {
-		fprintf(stderr, PROG ": --save: cannot write '%s': %s\n", path, strerror(errno));
+	if (bench_out_open(&o, path, "--save"))
 		return -1;
-	}
 	cfg->format = BENCH_FMT_JSON;
-	bench_report(cfg, host, f);
+	bench_report(cfg, host, o.f);
 	cfg->format = fmt;
-	if (fclose(f)) {
-		fprintf(stderr, PROG ": --save: writing '%s' failed: %s\n", path, strerror(errno));
-		return -1;
-	}
-	return 0;
+	return bench_out_commit(&o);
 }
 
 /*
- * The end of a timed or --sharing run: the report to @out (@output names
- * it), the --save copy, the model's warnings, and the close.
- * Return: 1 if saving or writing failed, else 0.
+ * The end of a timed or --sharing run: the report to @out (-o, or stdout
+ * when its f is NULL), the --save copy, the model's warnings, and the
+ * rename of the output into place.  Return: 1 if saving or writing
+ * failed, else 0.
  */
-static int finish_run(struct bench_config *cfg, const struct bench_host *host, FILE *out,
-		      const char *output, const char *save)
+static int finish_run(struct bench_config *cfg, const struct bench_host *host,
+		      struct bench_out *out, const char *save)
 {
 	int failed = 0;
 
-	bench_report(cfg, host, out);
+	bench_report(cfg, host, out->f ? out->f : stdout);
 	if (save && save_json(cfg, host, save))
 		failed = 1;
 	if (dcsim_warn_count())
 		fprintf(stderr, PROG ": the model raised %lu warning(s) during the run\n",
 			dcsim_warn_count());
-	if (out != stdout && fclose(out)) {
-		fprintf(stderr, PROG ": writing '%s' failed: %s\n", output, strerror(errno));
+	if (out->f && bench_out_commit(out))
 		failed = 1;
-	}
 	return failed;
+}
+
+/* -o for a report of saved files (--compare, --from): kept only when @err is 0. */
+static int finish_redraw(struct bench_out *out, int err)
+{
+	if (!out->f)
+		return err;
+	if (err) {
+		bench_out_abort(out);
+		fprintf(stderr, PROG ": -o %s left as it was\n", out->path);
+		return err;
+	}
+	return bench_out_commit(out) ? 1 : 0;
 }
 
 enum {
@@ -627,18 +628,20 @@ enum {
 /* A number in (min, max] (a trailing % divides by 100 when @pct); Return: 0 or -1. */
 static int parse_double(const char *s, double min, double max, bool pct, double *out)
 {
-	char *end;
+	char buf[64];
+	size_t n = s ? strlen(s) : 0;
 	double d;
 
-	if (!s || !*s)
+	if (!n || n >= sizeof(buf))
 		return -1;
-	errno = 0;
-	d = strtod(s, &end);
-	if (pct && *end == '%' && end[1] == 0) {
+	memcpy(buf, s, n + 1);
+	if (pct && buf[n - 1] == '%')
+		buf[n - 1] = '\0';
+	if (dcsim_parse_double(buf, -HUGE_VAL, HUGE_VAL, &d))
+		return -1;
+	if (pct && s[n - 1] == '%')
 		d /= 100;
-		end++;
-	}
-	if (errno || *end || end == s || !isfinite(d) || !(d > min) || d > max)
+	if (!(d > min) || d > max)
 		return -1;
 	*out = d;
 	return 0;
@@ -701,10 +704,12 @@ int main(int argc, char **argv)
 	struct bench_hostmon mon;
 	unsigned int ncpu, maxthr = 0;
 	struct bench_host host;
-	FILE *out = stdout;
+	struct bench_out out = { .f = NULL, .fd = -1, .slot = -1 };
 	int c, err, failed;
 
 	make_cmdline(&cfg, argc, argv);
+	/* An interrupt removes the temporary outputs: the old files stay whole. */
+	bench_out_signals();
 	cfg.reps = 5;
 	cfg.warmup = 0.1;
 	cfg.time_budget_s = 300;
@@ -728,10 +733,12 @@ int main(int argc, char **argv)
 			strategies = optarg;
 			break;
 		case 't':
-			n = parse_list(optarg, 0, ULLONG_MAX, cfg.threads, DCSIM_ARRAY_SIZE(cfg.threads));
+			n = parse_list(optarg, 1, BENCH_MAX_THREADS, cfg.threads,
+				       DCSIM_ARRAY_SIZE(cfg.threads));
 			if (n < 0)
-				return bad("--threads wants a comma list of thread counts, got '%s'",
-					   optarg);
+				return bad("--threads wants a comma list of thread counts in 1..%u "
+					   "(at most %zu of them), got '%s'", BENCH_MAX_THREADS,
+					   DCSIM_ARRAY_SIZE(cfg.threads), optarg);
 			cfg.nr_threads = 0;
 			for (int i = 0; i < n; i++) {
 				bool dup = false;
@@ -746,12 +753,9 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'd': {
-			char *end;
 			double d;
 
-			errno = 0;
-			d = strtod(optarg, &end);
-			if (errno || *end || end == optarg || !isfinite(d))
+			if (dcsim_parse_double(optarg, -HUGE_VAL, HUGE_VAL, &d))
 				return bad("--duration wants seconds, e.g. 0.1, got '%s'", optarg);
 			if (d <= 0)
 				return bad("--duration must be positive, got '%s'", optarg);
@@ -933,18 +937,12 @@ int main(int argc, char **argv)
 			return bad("--compare wants two JSON reports: --compare A.json B.json");
 		if (optind + 1 < argc)
 			return bad("unexpected argument '%s' after --compare A B", argv[optind + 1]);
-		if (output) {
-			out = fopen(output, "w");
-			if (!out) {
-				fprintf(stderr, PROG ": cannot write '%s': %s\n", output,
-					strerror(errno));
-				return 2;
-			}
-		}
-		err = bench_compare(compare, argv[optind], cfg.format, cfg.plot, out);
-		if (out != stdout && fclose(out) && !err)
-			err = 1;
-		return err;
+		/* The inputs are read first; -o is renamed into place only on success. */
+		if (output && bench_out_open(&out, output, "-o"))
+			return 2;
+		err = bench_compare(compare, argv[optind], cfg.format, cfg.plot,
+				    out.f ? out.f : stdout);
+		return finish_redraw(&out, err);
 	}
 	if (optind < argc)
 		return bad("unexpected argument '%s'", argv[optind]);
@@ -952,18 +950,10 @@ int main(int argc, char **argv)
 		/* --from FILE.json: no measurement, the saved run's reports */
 		if (cfg.sharing || save)
 			return bad("--from redraws a saved run: no --sharing or --save with it");
-		if (output) {
-			out = fopen(output, "w");
-			if (!out) {
-				fprintf(stderr, PROG ": cannot write '%s': %s\n", output,
-					strerror(errno));
-				return 2;
-			}
-		}
-		err = bench_from(from, cfg.format, cfg.plot, out);
-		if (out != stdout && fclose(out) && !err)
-			err = 1;
-		return err;
+		if (output && bench_out_open(&out, output, "-o"))
+			return 2;
+		err = bench_from(from, cfg.format, cfg.plot, out.f ? out.f : stdout);
+		return finish_redraw(&out, err);
 	}
 	if (cfg.sharing && !bench_sharing_supported())
 		return bad("--sharing counts writes through the instrumented build's access hook: "
@@ -1096,13 +1086,8 @@ int main(int argc, char **argv)
 
 	cfg.progress = progress_opt >= 0 ? progress_opt : isatty(STDERR_FILENO);
 
-	if (output) {
-		out = fopen(output, "w");
-		if (!out) {
-			fprintf(stderr, PROG ": cannot write '%s': %s\n", output, strerror(errno));
-			return 2;
-		}
-	}
+	if (output && bench_out_open(&out, output, "-o"))
+		return 2;
 
 	/* The workloads misuse nothing; a warning would be a model bug worth seeing. */
 	dcsim_warn_reset();
@@ -1110,10 +1095,11 @@ int main(int argc, char **argv)
 		bench_hostmon_start(&mon);
 		failed = bench_sharing_run(&cfg);
 		host_info(&host, &mon);
-		return finish_run(&cfg, &host, out, output, save) || failed;
+		return finish_run(&cfg, &host, &out, save) || failed;
 	}
 	if (build_rows(&cfg)) {
 		fputs(PROG ": out of memory\n", stderr);
+		bench_out_abort(&out);
 		return 1;
 	}
 	/*
@@ -1126,11 +1112,10 @@ int main(int argc, char **argv)
 
 		cfg.duration_s = d < 0.02 ? 0.02 : d > 0.06 ? 0.06 : d;
 	}
-	if (bench_placement(&cfg, maxthr))
+	if (bench_placement(&cfg, maxthr) || bench_pool_start(&cfg, maxthr)) {
+		bench_out_abort(&out);
 		return 1;
-	err = bench_pool_start(&cfg, maxthr);
-	if (err)
-		return 1;
+	}
 	bench_hostmon_start(&mon);
 	failed = run_all(&cfg);
 	bench_pool_stop();
@@ -1139,7 +1124,7 @@ int main(int argc, char **argv)
 	if (host.busy)
 		fprintf(stderr, PROG ": warning: the host was busy during the run (%s); "
 			"the intervals say how much that cost\n", host.busy_why);
-	if (finish_run(&cfg, &host, out, output, save))
+	if (finish_run(&cfg, &host, &out, save))
 		failed = 1;
 	if (cfg.plot && bench_plot(&cfg, &host, cfg.plot))
 		failed = 1;
