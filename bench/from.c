@@ -504,6 +504,8 @@ int bench_from(const char *path, enum bench_format fmt, const char *plot, FILE *
 	unsigned char *seen = NULL;
 	int err = 0;
 
+	/* Static for its size; each call starts from nothing (the fuzzer calls it again and again). */
+	memset(&cfg, 0, sizeof(cfg));
 	if (!doc)
 		return 2;
 	rows = json_object_get(doc, "rows");
