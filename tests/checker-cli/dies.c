@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * A plugin whose strategy "dies" is correct (lockref, then the locked final
- * put) until its process has done 3000 puts, and then kills itself with
+ * put) until its process has done 400 puts, and then kills itself with
  * SIGKILL, as a crash that leaves no report would.  Under dcsim-check
  * --jobs 2 some worker dies that way: the run must fail (exit 1, "a
  * process died"), never pass on the units the other worker ran.
@@ -17,7 +17,7 @@ static unsigned long puts_done;	/* per process: each worker counts its own */
 
 static enum dcsim_dput_path dies_dput(struct dcsim_dentry *dentry)
 {
-	if (++puts_done == 3000)
+	if (++puts_done == 400)
 		raise(SIGKILL);
 	if (dcsim_lockref_put_or_lock(dcsim_d_lockref(dentry)))
 		return DCSIM_DPUT_PATH_CAS;
@@ -27,7 +27,7 @@ static enum dcsim_dput_path dies_dput(struct dcsim_dentry *dentry)
 
 static const struct dcsim_dput_strategy dies = {
 	.name = "dies",
-	.description = "lockref, killed by SIGKILL at its process's 3000th put",
+	.description = "lockref, killed by SIGKILL at its process's 400th put",
 	.dput = dies_dput,
 	.retain_style = DCSIM_RETAIN_LRU_THEN_REFERENCED,
 };
