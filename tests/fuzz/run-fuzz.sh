@@ -71,7 +71,7 @@ trace) files="$src/tests/fuzz/fuzz-trace.c $src/src/checker/trace.c $src/src/che
 	$src/src/checker/diff-step.c $src/src/base/parse.c"
 	flags="$flags -I$src/src/checker"; libs="$lib -Wl,-rpath,$(dirname "$lib")" ;;
 json) files="$src/tests/fuzz/fuzz-json.c"
-	for f in from compare report stats json plot outfile workloads bounds harness host sharing; do
+	for f in from compare report aggregate targets stats json plot outfile workloads bounds harness host sharing; do
 		files="$files $src/bench/$f.c"
 	done
 	flags="$flags -I$src/bench"
