@@ -8,6 +8,7 @@
 # feature; its head says the feature and the tests that guard it:
 #   # feature: the corpus runner
 #   # tests: corpus-disagree
+#   # targets: tests/unit/test-verify-gauges   (optional: what else to build)
 # The tree (tracked and untracked files, as they are now) is copied to a
 # scratch directory (default: a new temporary one; --scratch DIR reuses
 # DIR and its build) and built there instrumented.  The guarding tests
@@ -48,11 +49,12 @@ if [ ! -f "$b/build.ninja" ]; then
 		{ tail -20 "$scratch/setup.log"; echo "mutate: meson setup failed"; exit 1; }
 fi
 tests_of() { sed -n 's/^# tests: //p' "$1"; }
+targets_of() { sed -n 's/^# targets: //p' "$1"; }
 all_tests=$(for m in $mutants; do tests_of "$m"; done | tr ' ' '\n' | sort -u | tr '\n' ' ')
 # The tests' programs only, not the whole tree: the checkers' library, the
 # tools and the plugins they load.
 targets="tools/dcsim-check tests/checker-cli/libdies.so tests/checker-cli/libno-strategy.so
-	tests/concurrency/test-explore-schedule"
+	tests/concurrency/test-explore-schedule $(for m in $mutants; do targets_of "$m"; done)"
 build() {
 	# shellcheck disable=SC2086
 	nice -n 10 ninja -C "$b" -j2 $targets >"$scratch/build.log" 2>&1
@@ -78,7 +80,7 @@ for m in $mutants; do
 		verdict="killed (does not build)"
 	elif ! runtests "$(tests_of "$m")"; then
 		verdict="killed by $(grep -E '^ *[0-9]+/[0-9]+ .* (FAIL|TIMEOUT|ERROR)' "$scratch/test.log" |
-			awk '{ print $2 }' | sed 's/.*\///' | tr '\n' ' ')"
+			awk '{ print $4 }' | tr '\n' ' ')"
 	fi
 	(cd "$scratch/src" && patch -p1 -R -s <"$m")
 	case $verdict in
