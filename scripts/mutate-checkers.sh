@@ -80,7 +80,7 @@ for m in $mutants; do
 		verdict="killed (does not build)"
 	elif ! runtests "$(tests_of "$m")"; then
 		verdict="killed by $(grep -E '^ *[0-9]+/[0-9]+ .* (FAIL|TIMEOUT|ERROR)' "$scratch/test.log" |
-			awk '{ print $4 }' | tr '\n' ' ')"
+			awk '{ print $4 }' | sort -u | tr '\n' ' ')"
 	fi
 	(cd "$scratch/src" && patch -p1 -R -s <"$m")
 	case $verdict in
