@@ -43,6 +43,58 @@ struct cmp_cell {
 	struct cmp_fig fig[NR_FIGURES];
 };
 
+static const json_t *find_row(const struct report *r, const char *group,
+			      unsigned int threads, const char *subject);
+
+/*
+ * Every row names its cell (a group, a subject, an integer thread count in
+ * range: 1e300 does not convert to an integer) once, and its samples are
+ * figures that can be: a damaged report is an error, never a comparison.
+ * Return: 0 or 2 (said).
+ */
+static int check_rows(const struct report *r)
+{
+	static const char *const figs[] = { "ops_s", "ns_op" };
+	/* More than any run makes (groups x subjects x thread counts). */
+	const size_t max_rows = 16 * 64 * 32;
+	const char *why = NULL;
+	size_t i = 0;
+
+	if (json_array_size(r->rows) > max_rows)
+		why = "more rows than any run makes";
+	for (; !why && i < json_array_size(r->rows); i++) {
+		const json_t *row = json_array_get(r->rows, i), *t = json_object_get(row, "threads");
+		const char *g = bj_get_str(row, "group"), *s = bj_get_str(row, "subject");
+
+		if (!g || !s || !json_is_integer(t) || json_integer_value(t) < 1 ||
+		    json_integer_value(t) > BENCH_MAX_THREADS) {
+			why = "lacks its group, subject or a thread count in 1..128";
+			break;
+		}
+		if (find_row(r, g, (unsigned int)json_integer_value(t), s) != row) {
+			why = "repeats the cell of an earlier row";
+			break;
+		}
+		for (int k = 0; k < 2 && !why; k++) {
+			const json_t *a = json_object_get(json_object_get(row, "samples"), figs[k]);
+
+			for (size_t j = 0; j < json_array_size(a); j++) {
+				const json_t *v = json_array_get(a, j);
+
+				if (!json_is_null(v) && !(json_is_number(v) && bj_num(v) >= 0 &&
+							  bj_num(v) <= 1e15)) {
+					why = "has a sample that is not a figure >= 0";
+					break;
+				}
+			}
+		}
+	}
+	if (!why)
+		return 0;
+	fprintf(stderr, PROG ": --compare: '%s': rows[%zu] %s\n", r->path, i, why);
+	return 2;
+}
+
 static int load(struct report *r, const char *path)
 {
 	const json_t *first;
@@ -64,7 +116,7 @@ static int load(struct report *r, const char *path)
 			"dcsim-bench wrote it); rerun with this one\n", path);
 		return 2;
 	}
-	return 0;
+	return check_rows(r);
 }
 
 static unsigned int samples_of(const json_t *row, const char *fig, double *v)
@@ -348,6 +400,7 @@ int bench_compare(const char *pa, const char *pb, enum bench_format fmt, const c
 		const json_t *rb = json_array_get(b.rows, i), *ra;
 		const char *g = bj_get_str(rb, "group");
 		const char *s = bj_get_str(rb, "subject");
+		/* check_rows(): an integer in 1..BENCH_MAX_THREADS. */
 		double t = bj_get_num(rb, "threads");
 
 		if (!g || !s || !(t >= 1)) {

@@ -25,10 +25,12 @@
 
 #include <dcsim/config.h>
 #include <dcsim/htm.h>
+#include <dcsim/parse.h>
 #include <dcsim/strategy.h>
 #include <dcsim/warn.h>
 
 #include "bench.h"
+#include "outfile.h"
 
 #define PROG "dcsim-bench"
 
@@ -165,18 +167,13 @@ static __attribute__((format(printf, 1, 2))) int bad(const char *fmt, ...)
 	return 2;
 }
 
-/* Parse an unsigned integer in [min, max]; Return: 0 or -1. */
+/* An unsigned integer in [min, max] (<dcsim/parse.h>); Return: 0 or -1. */
 static int parse_uint(const char *s, unsigned long long min, unsigned long long max,
 		      unsigned long long *out)
 {
-	char *end;
-	unsigned long long v;
+	uint64_t v;
 
-	if (!s || !*s || *s == '-' || *s == '+')
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end || v < min || v > max)
+	if (dcsim_parse_u64(s, min, max, &v))
 		return -1;
 	*out = v;
 	return 0;
@@ -193,24 +190,22 @@ static int opt_uint(const char *opt, const char *arg, unsigned long long min,
 	return 0;
 }
 
-/* Comma list of unsigned numbers; Return: count, or -1 on a bad element. */
+/*
+ * Comma list of unsigned numbers in [min, max] (<dcsim/parse.h>: no empty
+ * element, nothing that wraps); Return: count, or -1 on a bad element.
+ */
 static int parse_list(const char *s, unsigned long long min, unsigned long long max,
 		      unsigned int *out, unsigned int cap)
 {
-	char buf[512], *save, *tok;
-	int n = 0;
+	uint64_t v[BENCH_MAX_THREADS];
+	int n;
 
-	if (!s || !*s || strlen(s) >= sizeof(buf))
+	if (max > UINT_MAX || cap > DCSIM_ARRAY_SIZE(v))
 		return -1;
-	strcpy(buf, s);
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		unsigned long long v;
-
-		if ((unsigned int)n >= cap || parse_uint(tok, min, max, &v))
-			return -1;
-		out[n++] = (unsigned int)v;
-	}
-	return n ? n : -1;
+	n = dcsim_parse_u64_list(s, min, max, v, cap);
+	for (int i = 0; i < n; i++)
+		out[i] = (unsigned int)v[i];
+	return n > 0 ? n : -1;
 }
 
 static int add_group(struct bench_config *cfg, const char *name,
@@ -577,43 +572,49 @@ static int run_all(struct bench_config *cfg)
 static int save_json(struct bench_config *cfg, const struct bench_host *host, const char *path)
 {
 	enum bench_format fmt = cfg->format;
-	FILE *f = fopen(path, "w");
+	struct bench_out o;
 
-	if (!f) {
-		fprintf(stderr, PROG ": --save: cannot write '%s': %s\n", path, strerror(errno));
+	if (bench_out_open(&o, path, "--save"))
 		return -1;
-	}
 	cfg->format = BENCH_FMT_JSON;
-	bench_report(cfg, host, f);
+	bench_report(cfg, host, o.f);
 	cfg->format = fmt;
-	if (fclose(f)) {
-		fprintf(stderr, PROG ": --save: writing '%s' failed: %s\n", path, strerror(errno));
-		return -1;
-	}
-	return 0;
+	return bench_out_commit(&o);
 }
 
 /*
- * The end of a timed or --sharing run: the report to @out (@output names
- * it), the --save copy, the model's warnings, and the close.
- * Return: 1 if saving or writing failed, else 0.
+ * The end of a timed or --sharing run: the report to @out (-o, or stdout
+ * when its f is NULL), the --save copy, the model's warnings, and the
+ * rename of the output into place.  Return: 1 if saving or writing
+ * failed, else 0.
  */
-static int finish_run(struct bench_config *cfg, const struct bench_host *host, FILE *out,
-		      const char *output, const char *save)
+static int finish_run(struct bench_config *cfg, const struct bench_host *host,
+		      struct bench_out *out, const char *save)
 {
 	int failed = 0;
 
-	bench_report(cfg, host, out);
+	bench_report(cfg, host, out->f ? out->f : stdout);
 	if (save && save_json(cfg, host, save))
 		failed = 1;
 	if (dcsim_warn_count())
 		fprintf(stderr, PROG ": the model raised %lu warning(s) during the run\n",
 			dcsim_warn_count());
-	if (out != stdout && fclose(out)) {
-		fprintf(stderr, PROG ": writing '%s' failed: %s\n", output, strerror(errno));
+	if (out->f && bench_out_commit(out))
 		failed = 1;
-	}
 	return failed;
+}
+
+/* -o for a report of saved files (--compare, --from): kept only when @err is 0. */
+static int finish_redraw(struct bench_out *out, int err)
+{
+	if (!out->f)
+		return err;
+	if (err) {
+		bench_out_abort(out);
+		fprintf(stderr, PROG ": -o %s left as it was\n", out->path);
+		return err;
+	}
+	return bench_out_commit(out) ? 1 : 0;
 }
 
 enum {
@@ -627,84 +628,286 @@ enum {
 /* A number in (min, max] (a trailing % divides by 100 when @pct); Return: 0 or -1. */
 static int parse_double(const char *s, double min, double max, bool pct, double *out)
 {
-	char *end;
+	char buf[64];
+	size_t n = s ? strlen(s) : 0;
 	double d;
 
-	if (!s || !*s)
+	if (!n || n >= sizeof(buf))
 		return -1;
-	errno = 0;
-	d = strtod(s, &end);
-	if (pct && *end == '%' && end[1] == 0) {
+	memcpy(buf, s, n + 1);
+	if (pct && buf[n - 1] == '%')
+		buf[n - 1] = '\0';
+	if (dcsim_parse_double(buf, -HUGE_VAL, HUGE_VAL, &d))
+		return -1;
+	if (pct && s[n - 1] == '%')
 		d /= 100;
-		end++;
-	}
-	if (errno || *end || end == s || !isfinite(d) || !(d > min) || d > max)
+	if (!(d > min) || d > max)
 		return -1;
 	*out = d;
 	return 0;
 }
 
+/* ---- the command line: one table, one entry per option ---- */
+
+static struct bench_config cfg;
+
+/* What the options set outside cfg. */
+static struct {
+	const char *workloads, *strategies, *baseline, *htm, *cpus, *output, *compare, *from, *save;
+	int progress;		/* --progress 1, --no-progress 0, else -1: stderr is a tty */
+	bool list, duration_set, budget_set, max_reps_set;
+} cli = { .baseline = "locked", .progress = -1 };
+
+enum opt_kind {
+	OK_UINT,	/* an unsigned int in [min, max] at dst */
+	OK_STR,		/* the argument at dst (const char *) */
+	OK_SET,		/* true at dst (bool) */
+	OK_CLEAR,	/* false at dst (bool) */
+	OK_FN,		/* fn(argument) */
+};
+
+/* An option handler.  Return: 0, 2 (said why), or OPT_EXIT_OK (done: exit 0). */
+#define OPT_EXIT_OK	(-1)
+
+struct bench_opt {
+	const char *name;
+	int val;		/* the short option, or OPT_* */
+	enum opt_kind kind;
+	void *dst;
+	unsigned long long min, max;
+	bool *given;		/* set to true when the option is given */
+	int (*fn)(const char *arg);
+};
+
+static int opt_threads(const char *arg)
+{
+	int n = parse_list(arg, 1, BENCH_MAX_THREADS, cfg.threads, DCSIM_ARRAY_SIZE(cfg.threads));
+
+	if (n < 0)
+		return bad("--threads wants a comma list of thread counts in 1..%u (at most %zu of "
+			   "them), got '%s'", BENCH_MAX_THREADS, DCSIM_ARRAY_SIZE(cfg.threads), arg);
+	cfg.nr_threads = 0;
+	for (int i = 0; i < n; i++) {
+		bool dup = false;
+
+		for (unsigned int j = 0; j < cfg.nr_threads; j++)
+			dup |= cfg.threads[j] == cfg.threads[i];
+		if (!dup)	/* 1,2,1 measures 1 once */
+			cfg.threads[cfg.nr_threads++] = cfg.threads[i];
+	}
+	return 0;
+}
+
+static int opt_duration(const char *arg)
+{
+	double d;
+
+	if (dcsim_parse_double(arg, -HUGE_VAL, HUGE_VAL, &d))
+		return bad("--duration wants seconds, e.g. 0.1, got '%s'", arg);
+	if (d <= 0)
+		return bad("--duration must be positive, got '%s'", arg);
+	if (d > 3600)
+		return bad("--duration: %s s per cell is more than an hour", arg);
+	cfg.duration_s = d;
+	cli.duration_set = true;
+	cfg.ops = 0;
+	return 0;
+}
+
+static int opt_ops(const char *arg)
+{
+	unsigned long long v;
+
+	if (parse_uint(arg, 1, 1ull << 40, &v))
+		return bad("--ops wants a positive operation count, got '%s'", arg);
+	cfg.ops = v;
+	return 0;
+}
+
+static int opt_seed(const char *arg)
+{
+	unsigned long long v;
+
+	if (parse_uint(arg, 0, ULLONG_MAX, &v))
+		return bad("--seed wants a whole number, got '%s'", arg);
+	cfg.seed = v;
+	return 0;
+}
+
+static int opt_call_rcu(const char *arg)
+{
+	if (!strcmp(arg, "global"))
+		cfg.call_rcu = DCSIM_RCU_CB_GLOBAL;
+	else if (!strcmp(arg, "percpu"))
+		cfg.call_rcu = DCSIM_RCU_CB_PER_CPU;
+	else
+		return bad("--call-rcu wants global or percpu, got '%s'", arg);
+	return 0;
+}
+
+static int opt_mix(const char *arg)
+{
+	return parse_mix(&cfg, arg);
+}
+
+static int opt_format(const char *arg)
+{
+	if (!strcmp(arg, "table"))
+		cfg.format = BENCH_FMT_TABLE;
+	else if (!strcmp(arg, "csv"))
+		cfg.format = BENCH_FMT_CSV;
+	else if (!strcmp(arg, "json"))
+		cfg.format = BENCH_FMT_JSON;
+	else
+		return bad("--format must be table, csv or json, got '%s'", arg);
+	return 0;
+}
+
+static int opt_progress(const char *arg)
+{
+	(void)arg;
+	cli.progress = 1;
+	return 0;
+}
+
+static int opt_no_progress(const char *arg)
+{
+	(void)arg;
+	cli.progress = 0;
+	return 0;
+}
+
+static int opt_ci_width(const char *arg)
+{
+	if (parse_double(arg, 0, 1, true, &cfg.ci_width))
+		return bad("--ci-width wants the largest relative ci95 width of a ratio, in (0, 1] "
+			   "or as a percentage, e.g. 0.05 or 5%%, got '%s'", arg);
+	return 0;
+}
+
+static int opt_time_budget(const char *arg)
+{
+	if (parse_double(arg, 0, 86400, false, &cfg.time_budget_s))
+		return bad("--time-budget wants seconds in (0, 86400], got '%s'", arg);
+	cli.budget_set = true;
+	return 0;
+}
+
+static int opt_warmup(const char *arg)
+{
+	/* 0 is allowed: (min, max] with min just below it */
+	if (parse_double(arg, -1e-300, 0.9, true, &cfg.warmup))
+		return bad("--warmup wants the share of a cell to discard, 0..0.9 (e.g. 0.1 or "
+			   "10%%), got '%s'", arg);
+	cfg.warmup = fmax(cfg.warmup, 0);
+	return 0;
+}
+
+static int opt_help(const char *arg)
+{
+	(void)arg;
+	usage(stdout);
+	return OPT_EXIT_OK;
+}
+
+static const struct bench_opt bench_opts[] = {
+	{ "workloads", 'w', OK_STR, &cli.workloads },
+	{ "strategies", 's', OK_STR, &cli.strategies },
+	{ "threads", 't', OK_FN, .fn = opt_threads },
+	{ "duration", 'd', OK_FN, .fn = opt_duration },
+	{ "ops", 'n', OK_FN, .fn = opt_ops },
+	{ "reps", 'r', OK_UINT, &cfg.reps, 1, BENCH_MAX_REPS },
+	{ "baseline", 'b', OK_STR, &cli.baseline },
+	{ "seed", OPT_SEED, OK_FN, .fn = opt_seed },
+	{ "htm", OPT_HTM, OK_STR, &cli.htm },
+	{ "pin", OPT_PIN, OK_SET, &cfg.pin },
+	{ "no-pin", OPT_NO_PIN, OK_CLEAR, &cfg.pin },
+	{ "cpus", OPT_CPUS, OK_STR, &cli.cpus },
+	{ "call-rcu", OPT_CALL_RCU, OK_FN, .fn = opt_call_rcu },
+	{ "depth", OPT_DEPTH, OK_UINT, &cfg.shape.depth, 1, 16 },
+	{ "fanout", OPT_FANOUT, OK_UINT, &cfg.shape.fanout, 1, 64 },
+	{ "leaves", OPT_LEAVES, OK_UINT, &cfg.shape.leaves, 1, 4096 },
+	{ "cold", OPT_COLD, OK_SET, &cfg.shape.cold },
+	{ "ref-walk", OPT_REF_WALK, OK_SET, &cfg.shape.ref_walk },
+	{ "private-tree", OPT_PRIVATE_TREE, OK_SET, &cfg.shape.private_tree },
+	{ "hash-bits", OPT_HASH_BITS, OK_UINT, &cfg.shape.hash_bits, 4, 24 },
+	{ "files", OPT_FILES, OK_UINT, &cfg.shape.files, 1, 1u << 20 },
+	{ "shrink-batch", OPT_SHRINK_BATCH, OK_UINT, &cfg.shape.shrink_batch, 1, 1u << 20 },
+	{ "shrink-us", OPT_SHRINK_US, OK_UINT, &cfg.shape.shrink_us, 0, 10000000 },
+	{ "unlink-pct", OPT_UNLINK_PCT, OK_UINT, &cfg.shape.unlink_pct, 0, 100 },
+	{ "dirs", OPT_DIRS, OK_UINT, &cfg.shape.dirs, 1, 1u << 16 },
+	{ "mix", OPT_MIX, OK_FN, .fn = opt_mix },
+	{ "format", 'f', OK_FN, .fn = opt_format },
+	{ "output", 'o', OK_STR, &cli.output },
+	{ "plot", OPT_PLOT, OK_STR, &cfg.plot },
+	{ "progress", OPT_PROGRESS, OK_FN, .fn = opt_progress },
+	{ "no-progress", OPT_NO_PROGRESS, OK_FN, .fn = opt_no_progress },
+	{ "ci-width", OPT_CI_WIDTH, OK_FN, .fn = opt_ci_width },
+	{ "time-budget", OPT_TIME_BUDGET, OK_FN, .fn = opt_time_budget },
+	{ "max-reps", OPT_MAX_REPS, OK_UINT, &cfg.max_reps, 1, BENCH_MAX_REPS,
+	  .given = &cli.max_reps_set },
+	{ "warmup", OPT_WARMUP, OK_FN, .fn = opt_warmup },
+	{ "compare", OPT_COMPARE, OK_STR, &cli.compare },
+	/* Loaded at once, so that --list and --strategies after it see its strategies. */
+	{ "load", OPT_LOAD, OK_FN, .fn = load_plugin },
+	{ "sharing", OPT_SHARING, OK_SET, &cfg.sharing },
+	{ "from", OPT_FROM, OK_STR, &cli.from },
+	{ "save", OPT_SAVE, OK_STR, &cli.save },
+	/* Listed after the loop, so that --load after --list counts too. */
+	{ "list", 'l', OK_SET, &cli.list },
+	{ "help", 'h', OK_FN, .fn = opt_help },
+};
+
+/* Apply option @val with @arg.  Return: 0, 2 (said why) or OPT_EXIT_OK. */
+static int opt_apply(int val, const char *arg)
+{
+	const struct bench_opt *o = NULL;
+
+	for (size_t i = 0; i < DCSIM_ARRAY_SIZE(bench_opts) && !o; i++)
+		if (bench_opts[i].val == val)
+			o = &bench_opts[i];
+	if (!o) {
+		fputs("(try '" PROG " --help')\n", stderr);
+		return 2;
+	}
+	if (o->given)
+		*o->given = true;
+	switch (o->kind) {
+	case OK_UINT:
+		return opt_uint(o->name, arg, o->min, o->max, o->dst) ? 2 : 0;
+	case OK_STR:
+		*(const char **)o->dst = arg;
+		return 0;
+	case OK_SET:
+	case OK_CLEAR:
+		*(bool *)o->dst = o->kind == OK_SET;
+		return 0;
+	default:
+		return o->fn(arg);
+	}
+}
+
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "workloads", required_argument, NULL, 'w' },
-		{ "strategies", required_argument, NULL, 's' },
-		{ "threads", required_argument, NULL, 't' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "ops", required_argument, NULL, 'n' },
-		{ "reps", required_argument, NULL, 'r' },
-		{ "baseline", required_argument, NULL, 'b' },
-		{ "seed", required_argument, NULL, OPT_SEED },
-		{ "htm", required_argument, NULL, OPT_HTM },
-		{ "pin", no_argument, NULL, OPT_PIN },
-		{ "no-pin", no_argument, NULL, OPT_NO_PIN },
-		{ "cpus", required_argument, NULL, OPT_CPUS },
-		{ "call-rcu", required_argument, NULL, OPT_CALL_RCU },
-		{ "depth", required_argument, NULL, OPT_DEPTH },
-		{ "fanout", required_argument, NULL, OPT_FANOUT },
-		{ "leaves", required_argument, NULL, OPT_LEAVES },
-		{ "cold", no_argument, NULL, OPT_COLD },
-		{ "ref-walk", no_argument, NULL, OPT_REF_WALK },
-		{ "private-tree", no_argument, NULL, OPT_PRIVATE_TREE },
-		{ "hash-bits", required_argument, NULL, OPT_HASH_BITS },
-		{ "files", required_argument, NULL, OPT_FILES },
-		{ "shrink-batch", required_argument, NULL, OPT_SHRINK_BATCH },
-		{ "shrink-us", required_argument, NULL, OPT_SHRINK_US },
-		{ "unlink-pct", required_argument, NULL, OPT_UNLINK_PCT },
-		{ "dirs", required_argument, NULL, OPT_DIRS },
-		{ "mix", required_argument, NULL, OPT_MIX },
-		{ "format", required_argument, NULL, 'f' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "plot", required_argument, NULL, OPT_PLOT },
-		{ "progress", no_argument, NULL, OPT_PROGRESS },
-		{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
-		{ "ci-width", required_argument, NULL, OPT_CI_WIDTH },
-		{ "time-budget", required_argument, NULL, OPT_TIME_BUDGET },
-		{ "max-reps", required_argument, NULL, OPT_MAX_REPS },
-		{ "warmup", required_argument, NULL, OPT_WARMUP },
-		{ "compare", required_argument, NULL, OPT_COMPARE },
-		{ "load", required_argument, NULL, OPT_LOAD },
-		{ "sharing", no_argument, NULL, OPT_SHARING },
-		{ "from", required_argument, NULL, OPT_FROM },
-		{ "save", required_argument, NULL, OPT_SAVE },
-		{ "list", no_argument, NULL, 'l' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	static struct bench_config cfg;
-	const char *workloads = NULL, *strategies = NULL, *baseline = "locked";
-	const char *htm_arg = NULL, *cpus_arg = NULL, *output = NULL, *compare = NULL;
-	const char *from = NULL, *save = NULL;
-	int progress_opt = -1;
-	bool list = false;
-	bool duration_set = false, budget_set = false, max_reps_set = false;
+	struct option lopts[DCSIM_ARRAY_SIZE(bench_opts) + 1];
 	struct bench_hostmon mon;
 	unsigned int ncpu, maxthr = 0;
 	struct bench_host host;
-	FILE *out = stdout;
+	struct bench_out out = { .f = NULL, .fd = -1, .slot = -1 };
+	const char *workloads, *strategies, *baseline, *htm_arg, *cpus_arg, *output, *compare;
+	const char *from, *save;
 	int c, err, failed;
 
+	for (size_t i = 0; i < DCSIM_ARRAY_SIZE(bench_opts); i++)
+		lopts[i] = (struct option){ bench_opts[i].name,
+			bench_opts[i].kind == OK_SET || bench_opts[i].kind == OK_CLEAR ||
+			bench_opts[i].fn == opt_progress || bench_opts[i].fn == opt_no_progress ||
+			bench_opts[i].fn == opt_help ? no_argument : required_argument,
+			NULL, bench_opts[i].val };
+	lopts[DCSIM_ARRAY_SIZE(bench_opts)] = (struct option){ NULL, 0, NULL, 0 };
 	make_cmdline(&cfg, argc, argv);
+	/* An interrupt removes the temporary outputs: the old files stay whole. */
+	bench_out_signals();
 	cfg.reps = 5;
 	cfg.warmup = 0.1;
 	cfg.time_budget_s = 300;
@@ -716,214 +919,21 @@ int main(int argc, char **argv)
 		.shrink_batch = 64, .shrink_us = 200, .unlink_pct = 25, .dirs = 4,
 	};
 
-	while ((c = getopt_long(argc, argv, "w:s:t:d:n:r:b:f:o:lh", opts, NULL)) != -1) {
-		unsigned long long v;
-		int n;
-
-		switch (c) {
-		case 'w':
-			workloads = optarg;
-			break;
-		case 's':
-			strategies = optarg;
-			break;
-		case 't':
-			n = parse_list(optarg, 0, ULLONG_MAX, cfg.threads, DCSIM_ARRAY_SIZE(cfg.threads));
-			if (n < 0)
-				return bad("--threads wants a comma list of thread counts, got '%s'",
-					   optarg);
-			cfg.nr_threads = 0;
-			for (int i = 0; i < n; i++) {
-				bool dup = false;
-
-				if (cfg.threads[i] == 0 || cfg.threads[i] > BENCH_MAX_THREADS)
-					return bad("--threads: %u is not a thread count in 1..%u",
-						   cfg.threads[i], BENCH_MAX_THREADS);
-				for (unsigned int j = 0; j < cfg.nr_threads; j++)
-					dup |= cfg.threads[j] == cfg.threads[i];
-				if (!dup)	/* 1,2,1 measures 1 once */
-					cfg.threads[cfg.nr_threads++] = cfg.threads[i];
-			}
-			break;
-		case 'd': {
-			char *end;
-			double d;
-
-			errno = 0;
-			d = strtod(optarg, &end);
-			if (errno || *end || end == optarg || !isfinite(d))
-				return bad("--duration wants seconds, e.g. 0.1, got '%s'", optarg);
-			if (d <= 0)
-				return bad("--duration must be positive, got '%s'", optarg);
-			if (d > 3600)
-				return bad("--duration: %s s per cell is more than an hour", optarg);
-			cfg.duration_s = d;
-			duration_set = true;
-			cfg.ops = 0;
-			break;
-		}
-		case 'n':
-			if (parse_uint(optarg, 1, 1ull << 40, &v))
-				return bad("--ops wants a positive operation count, got '%s'", optarg);
-			cfg.ops = v;
-			break;
-		case 'r':
-			if (opt_uint("reps", optarg, 1, BENCH_MAX_REPS, &cfg.reps))
-				return 2;
-			break;
-		case 'b':
-			baseline = optarg;
-			break;
-		case OPT_SEED:
-			if (parse_uint(optarg, 0, ULLONG_MAX, &v))
-				return bad("--seed wants a whole number, got '%s'", optarg);
-			cfg.seed = v;
-			break;
-		case OPT_HTM:
-			htm_arg = optarg;
-			break;
-		case OPT_PIN:
-			cfg.pin = true;
-			break;
-		case OPT_NO_PIN:
-			cfg.pin = false;
-			break;
-		case OPT_CPUS:
-			cpus_arg = optarg;
-			break;
-		case OPT_DEPTH:
-			if (opt_uint("depth", optarg, 1, 16, &cfg.shape.depth))
-				return 2;
-			break;
-		case OPT_FANOUT:
-			if (opt_uint("fanout", optarg, 1, 64, &cfg.shape.fanout))
-				return 2;
-			break;
-		case OPT_LEAVES:
-			if (opt_uint("leaves", optarg, 1, 4096, &cfg.shape.leaves))
-				return 2;
-			break;
-		case OPT_REF_WALK:
-			cfg.shape.ref_walk = true;
-			break;
-		case OPT_PRIVATE_TREE:
-			cfg.shape.private_tree = true;
-			break;
-		case OPT_HASH_BITS:
-			if (opt_uint("hash-bits", optarg, 4, 24, &cfg.shape.hash_bits))
-				return 2;
-			break;
-		case OPT_COLD:
-			cfg.shape.cold = true;
-			break;
-		case OPT_FILES:
-			if (opt_uint("files", optarg, 1, 1u << 20, &cfg.shape.files))
-				return 2;
-			break;
-		case OPT_SHRINK_BATCH:
-			if (opt_uint("shrink-batch", optarg, 1, 1u << 20, &cfg.shape.shrink_batch))
-				return 2;
-			break;
-		case OPT_SHRINK_US:
-			if (opt_uint("shrink-us", optarg, 0, 10000000, &cfg.shape.shrink_us))
-				return 2;
-			break;
-		case OPT_UNLINK_PCT:
-			if (opt_uint("unlink-pct", optarg, 0, 100, &cfg.shape.unlink_pct))
-				return 2;
-			break;
-		case OPT_CALL_RCU:
-			if (!strcmp(optarg, "global"))
-				cfg.call_rcu = DCSIM_RCU_CB_GLOBAL;
-			else if (!strcmp(optarg, "percpu"))
-				cfg.call_rcu = DCSIM_RCU_CB_PER_CPU;
-			else
-				return bad("--call-rcu wants global or percpu, got '%s'", optarg);
-			break;
-		case OPT_DIRS:
-			if (opt_uint("dirs", optarg, 1, 1u << 16, &cfg.shape.dirs))
-				return 2;
-			break;
-		case OPT_MIX:
-			err = parse_mix(&cfg, optarg);
-			if (err)
-				return err;
-			break;
-		case 'f':
-			if (!strcmp(optarg, "table"))
-				cfg.format = BENCH_FMT_TABLE;
-			else if (!strcmp(optarg, "csv"))
-				cfg.format = BENCH_FMT_CSV;
-			else if (!strcmp(optarg, "json"))
-				cfg.format = BENCH_FMT_JSON;
-			else
-				return bad("--format must be table, csv or json, got '%s'", optarg);
-			break;
-		case 'o':
-			output = optarg;
-			break;
-		case OPT_PLOT:
-			cfg.plot = optarg;
-			break;
-		case OPT_CI_WIDTH:
-			if (parse_double(optarg, 0, 1, true, &cfg.ci_width))
-				return bad("--ci-width wants the largest relative ci95 width of a ratio, "
-					   "in (0, 1] or as a percentage, e.g. 0.05 or 5%%, got '%s'",
-					   optarg);
-			break;
-		case OPT_TIME_BUDGET:
-			if (parse_double(optarg, 0, 86400, false, &cfg.time_budget_s))
-				return bad("--time-budget wants seconds in (0, 86400], got '%s'", optarg);
-			budget_set = true;
-			break;
-		case OPT_MAX_REPS:
-			if (opt_uint("max-reps", optarg, 1, BENCH_MAX_REPS, &cfg.max_reps))
-				return 2;
-			max_reps_set = true;
-			break;
-		case OPT_WARMUP:
-			/* 0 is allowed: (min, max] with min just below it */
-			if (parse_double(optarg, -1e-300, 0.9, true, &cfg.warmup))
-				return bad("--warmup wants the share of a cell to discard, 0..0.9 "
-					   "(e.g. 0.1 or 10%%), got '%s'", optarg);
-			cfg.warmup = fmax(cfg.warmup, 0);
-			break;
-		case OPT_COMPARE:
-			compare = optarg;
-			break;
-		case OPT_SHARING:
-			cfg.sharing = true;
-			break;
-		case OPT_FROM:
-			from = optarg;
-			break;
-		case OPT_SAVE:
-			save = optarg;
-			break;
-		case OPT_LOAD:
-			err = load_plugin(optarg);
-			if (err)
-				return err;
-			break;
-		case OPT_PROGRESS:
-			progress_opt = 1;
-			break;
-		case OPT_NO_PROGRESS:
-			progress_opt = 0;
-			break;
-		case 'l':
-			/* After the loop, so that --load after --list counts too. */
-			list = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			fputs("(try '" PROG " --help')\n", stderr);
-			return 2;
-		}
+	while ((c = getopt_long(argc, argv, "w:s:t:d:n:r:b:f:o:lh", lopts, NULL)) != -1) {
+		err = opt_apply(c, optarg);
+		if (err)
+			return err == OPT_EXIT_OK ? 0 : err;
 	}
-	if (list) {
+	workloads = cli.workloads;
+	strategies = cli.strategies;
+	baseline = cli.baseline;
+	htm_arg = cli.htm;
+	cpus_arg = cli.cpus;
+	output = cli.output;
+	compare = cli.compare;
+	from = cli.from;
+	save = cli.save;
+	if (cli.list) {
 		list_all();
 		return 0;
 	}
@@ -933,18 +943,12 @@ int main(int argc, char **argv)
 			return bad("--compare wants two JSON reports: --compare A.json B.json");
 		if (optind + 1 < argc)
 			return bad("unexpected argument '%s' after --compare A B", argv[optind + 1]);
-		if (output) {
-			out = fopen(output, "w");
-			if (!out) {
-				fprintf(stderr, PROG ": cannot write '%s': %s\n", output,
-					strerror(errno));
-				return 2;
-			}
-		}
-		err = bench_compare(compare, argv[optind], cfg.format, cfg.plot, out);
-		if (out != stdout && fclose(out) && !err)
-			err = 1;
-		return err;
+		/* The inputs are read first; -o is renamed into place only on success. */
+		if (output && bench_out_open(&out, output, "-o"))
+			return 2;
+		err = bench_compare(compare, argv[optind], cfg.format, cfg.plot,
+				    out.f ? out.f : stdout);
+		return finish_redraw(&out, err);
 	}
 	if (optind < argc)
 		return bad("unexpected argument '%s'", argv[optind]);
@@ -952,18 +956,10 @@ int main(int argc, char **argv)
 		/* --from FILE.json: no measurement, the saved run's reports */
 		if (cfg.sharing || save)
 			return bad("--from redraws a saved run: no --sharing or --save with it");
-		if (output) {
-			out = fopen(output, "w");
-			if (!out) {
-				fprintf(stderr, PROG ": cannot write '%s': %s\n", output,
-					strerror(errno));
-				return 2;
-			}
-		}
-		err = bench_from(from, cfg.format, cfg.plot, out);
-		if (out != stdout && fclose(out) && !err)
-			err = 1;
-		return err;
+		if (output && bench_out_open(&out, output, "-o"))
+			return 2;
+		err = bench_from(from, cfg.format, cfg.plot, out.f ? out.f : stdout);
+		return finish_redraw(&out, err);
 	}
 	if (cfg.sharing && !bench_sharing_supported())
 		return bad("--sharing counts writes through the instrumented build's access hook: "
@@ -971,11 +967,11 @@ int main(int argc, char **argv)
 			   "build-instr/bench/dcsim-bench --sharing");
 	if (cfg.sharing && (cfg.ci_width > 0 || cfg.plot))
 		return bad("--sharing counts writes, it times nothing: no --ci-width or --plot");
-	if (!(cfg.ci_width > 0) && (budget_set || max_reps_set))
+	if (!(cfg.ci_width > 0) && (cli.budget_set || cli.max_reps_set))
 		return bad("--time-budget and --max-reps belong to the adaptive mode: give "
 			   "--ci-width too");
 	if (cfg.ci_width > 0) {
-		if (!max_reps_set)
+		if (!cli.max_reps_set)
 			cfg.max_reps = cfg.reps > BENCH_ADAPTIVE_MAX_REPS ? cfg.reps :
 				       BENCH_ADAPTIVE_MAX_REPS;
 		if (cfg.max_reps < cfg.reps)
@@ -1094,15 +1090,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, PROG ": note: %u threads on %u CPUs: oversubscribed, "
 			"lock holders get preempted\n", maxthr, ncpu);
 
-	cfg.progress = progress_opt >= 0 ? progress_opt : isatty(STDERR_FILENO);
+	cfg.progress = cli.progress >= 0 ? cli.progress : isatty(STDERR_FILENO);
 
-	if (output) {
-		out = fopen(output, "w");
-		if (!out) {
-			fprintf(stderr, PROG ": cannot write '%s': %s\n", output, strerror(errno));
-			return 2;
-		}
-	}
+	if (output && bench_out_open(&out, output, "-o"))
+		return 2;
 
 	/* The workloads misuse nothing; a warning would be a model bug worth seeing. */
 	dcsim_warn_reset();
@@ -1110,10 +1101,11 @@ int main(int argc, char **argv)
 		bench_hostmon_start(&mon);
 		failed = bench_sharing_run(&cfg);
 		host_info(&host, &mon);
-		return finish_run(&cfg, &host, out, output, save) || failed;
+		return finish_run(&cfg, &host, &out, save) || failed;
 	}
 	if (build_rows(&cfg)) {
 		fputs(PROG ": out of memory\n", stderr);
+		bench_out_abort(&out);
 		return 1;
 	}
 	/*
@@ -1121,16 +1113,15 @@ int main(int argc, char **argv)
 	 * more thread counts, so shrink the cell (not the comparison) to keep
 	 * the whole run near half a minute; ~10 ms per cell goes to setup.
 	 */
-	if (!duration_set && !cfg.ops) {
+	if (!cli.duration_set && !cfg.ops) {
 		double d = 25.0 / (cfg.reps * cfg.nr_rows) - 0.01;
 
 		cfg.duration_s = d < 0.02 ? 0.02 : d > 0.06 ? 0.06 : d;
 	}
-	if (bench_placement(&cfg, maxthr))
+	if (bench_placement(&cfg, maxthr) || bench_pool_start(&cfg, maxthr)) {
+		bench_out_abort(&out);
 		return 1;
-	err = bench_pool_start(&cfg, maxthr);
-	if (err)
-		return 1;
+	}
 	bench_hostmon_start(&mon);
 	failed = run_all(&cfg);
 	bench_pool_stop();
@@ -1139,7 +1130,7 @@ int main(int argc, char **argv)
 	if (host.busy)
 		fprintf(stderr, PROG ": warning: the host was busy during the run (%s); "
 			"the intervals say how much that cost\n", host.busy_why);
-	if (finish_run(&cfg, &host, out, output, save))
+	if (finish_run(&cfg, &host, &out, save))
 		failed = 1;
 	if (cfg.plot && bench_plot(&cfg, &host, cfg.plot))
 		failed = 1;

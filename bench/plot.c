@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "outfile.h"
 
 #define SLOW_MIN 0.001	/* percent: where 0 is drawn on the log axis */
 
@@ -147,7 +148,7 @@ static int write_slow(const struct bench_config *cfg, unsigned int g, const char
 	return fclose(f) ? -errno : 0;
 }
 
-int bench_plot(const struct bench_config *cfg, const struct bench_host *host, const char *png)
+static int plot_to(const struct bench_config *cfg, const struct bench_host *host, const char *png)
 {
 	char dir[] = "/tmp/dcsim-bench-plot.XXXXXX", path[512], script[512];
 	unsigned int nwl = 0, subj[32], nsubj = 0;
@@ -340,8 +341,8 @@ static int run_gnuplot(const char *script)
  * ("strategy/threads"), A and B's ratio over the baseline side by side with
  * their 95% intervals; where the bars do not overlap, the runs differ.
  */
-int bench_plot_compare(const char *png, const char *a, const char *b, const char *baseline,
-		       const struct bench_plot_cell *c, unsigned int n)
+static int plot_compare_to(const char *png, const char *a, const char *b, const char *baseline,
+			   const struct bench_plot_cell *c, unsigned int n)
 {
 	char dir[] = "/tmp/dcsim-bench-plot.XXXXXX", data[512], script[512], title[600];
 	const char *groups[16];
@@ -426,4 +427,40 @@ out:
 	unlink(data);
 	rmdir(dir);
 	return err;
+}
+
+/*
+ * gnuplot writes the PNG to a temporary file beside @png (outfile.c),
+ * renamed over it only when gnuplot succeeded: a failed or interrupted
+ * plot leaves the previous one.
+ */
+int bench_plot(const struct bench_config *cfg, const struct bench_host *host, const char *png)
+{
+	struct bench_out o;
+	int err;
+
+	if (bench_out_reserve(&o, png, "--plot"))
+		return -EIO;
+	err = plot_to(cfg, host, o.in_place ? png : o.tmp);
+	if (err) {
+		bench_out_abort(&o);
+		return err;
+	}
+	return bench_out_commit(&o) ? -EIO : 0;
+}
+
+int bench_plot_compare(const char *png, const char *a, const char *b, const char *baseline,
+		       const struct bench_plot_cell *c, unsigned int n)
+{
+	struct bench_out o;
+	int err;
+
+	if (bench_out_reserve(&o, png, "--plot"))
+		return -EIO;
+	err = plot_compare_to(o.in_place ? png : o.tmp, a, b, baseline, c, n);
+	if (err) {
+		bench_out_abort(&o);
+		return err;
+	}
+	return bench_out_commit(&o) ? -EIO : 0;
 }

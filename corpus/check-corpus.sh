@@ -56,9 +56,9 @@ self_test() {
 	for want in \
 		'bad-func.patch: changes d_mark_dontcache() in fs/dcache.c, which kernel-code/extract.py does not extract' \
 		'bad-apply.patch: does not apply with no fuzz to linux-source-6.1' \
-		"bad-form.bug: commit must be 12 hex digits, 'unknown' or 'planted', not '12345'" \
-		"bad-form.bug: class 'oops' is not one of" \
-		"bad-form.bug: kind must be a (kernel code), b (model) or c (latent), not 'd'" \
+		"bad-form.bug:1: commit must be 12 hex digits, 'unknown' or 'planted', not '12345'" \
+		"bad-form.bug:3: class 'oops' is not one of" \
+		"bad-form.bug:4: kind must be a (kernel code), b (model) or c (latent), not 'd'" \
 		"bad-form.bug:5: not a 'field: value' line" \
 		"bad-form.bug: missing field 'expect'" \
 		'orphan.patch: no .bug entry names this patch'; do
@@ -138,104 +138,13 @@ note("extracted functions: %s; whole files: %s; trees: %s" %
 unjudged = []
 
 # ---- the .bug files -------------------------------------------------------
-CLASSES = {"use-after-free", "refcount-leak", "lost-lru-entry", "dentry-never-freed",
-           "livelock", "counter-drift", "policy-drift", "lock-not-held", "lock-inversion", "none"}
-EXPECT = {"caught", "pass", "expected-fail", "missed"}
-TREES = {"6.1", "6.12"}
-REQUIRED = ["commit", "subject", "fixed-in", "id-check", "verified-by", "class", "kind",
-            "expect", "catch", "needs", "status"]
-# What the runner (dcsim-check --corpus) reads: strategies, fixed, suites, plant, sched.
-KNOWN = set(REQUIRED) | {"tree", "patch", "after", "fault", "scenario", "note",
-                         "strategies", "fixed", "suites", "plant", "budget", "sched"}
-SUITE = re.compile(r"^(diff|misuse|stress|explore(:[a-z0-9-]+(,[a-z0-9-]+)*)?)$")
+# corpus/corpus.py is the one parser of the format: its fields, values and
+# the files an entry names, judged there.
+sys.path.insert(0, os.path.join(top, "corpus"))
+import corpus as bugfmt
+TREES = set(bugfmt.TREES)
 
-def parse_bug(path):
-    fields, where = {}, rel(path)
-    for n, line in enumerate(open(path, encoding="utf-8"), 1):
-        line = line.rstrip("\n")
-        if not line.strip() or line.startswith("#"):
-            continue
-        m = re.match(r"^([a-z-]+):\s*(.*)$", line)
-        if not m:
-            err("%s:%d" % (where, n), "not a 'field: value' line")
-            continue
-        k, v = m.groups()
-        if k not in KNOWN:
-            err("%s:%d" % (where, n), "unknown field '%s'" % k)
-        elif k in fields:
-            err("%s:%d" % (where, n), "field '%s' given twice" % k)
-        elif not v.strip():
-            err("%s:%d" % (where, n), "field '%s' is empty" % k)
-        fields[k] = v.strip()
-    return fields
-
-def check_bug(path, f):
-    where = rel(path)
-    for k in REQUIRED:
-        if k not in f:
-            err(where, "missing field '%s'" % k)
-    # Judge what is there even when something is missing.
-    f = dict(f)
-    for k in ("commit", "id-check", "class", "kind", "expect"):
-        f.setdefault(k, "")
-    c, idc = f["commit"], f["id-check"]
-    if c and not re.fullmatch(r"[0-9a-f]{12}|unknown|planted", c):
-        err(where, "commit must be 12 hex digits, 'unknown' or 'planted', not '%s'" % c)
-    elif not c or not idc:
-        pass
-    elif re.fullmatch(r"[0-9a-f]{12}", c):
-        if not (idc == "verified" or idc.startswith("unverified")):
-            err(where, "id-check must be 'verified' or 'unverified: <why>'")
-    elif c == "unknown":
-        if not idc.startswith("unverified"):
-            err(where, "commit 'unknown' needs id-check 'unverified: <why>'")
-    elif c == "planted":
-        if idc != "planted":
-            err(where, "a planted entry needs id-check 'planted'")
-    if f["class"] and f["class"] not in CLASSES:
-        err(where, "class '%s' is not one of %s" % (f["class"], ", ".join(sorted(CLASSES))))
-    if f["expect"] and f["expect"] not in EXPECT:
-        err(where, "expect '%s' is not one of %s" % (f["expect"], ", ".join(sorted(EXPECT))))
-    if f["class"] and f["expect"] and (f["class"] == "none") != (f["expect"] == "pass"):
-        err(where, "a negative control has class 'none' and expect 'pass', and only it")
-    kind = f["kind"]
-    if kind and kind not in ("a", "b", "c"):
-        err(where, "kind must be a (kernel code), b (model) or c (latent), not '%s'" % kind)
-    if kind == "a" and "patch" not in f:
-        err(where, "kind (a) needs a patch")
-    if kind == "a" and f["expect"] == "expected-fail":
-        err(where, "kind (a) is caught, missed or, for a control, passes")
-    if kind == "b" and "fault" not in f:
-        err(where, "kind (b) needs 'fault' (the model fault to plant)")
-    if kind == "c" and ("scenario" not in f or f["expect"] not in ("expected-fail", "missed")):
-        err(where, "kind (c) needs 'scenario' and expect 'expected-fail' (or 'missed')")
-    if f.get("budget", "quick") not in ("quick", "default", "soak"):
-        err(where, "budget must be quick, default or soak")
-    if f.get("sched", "fair") not in ("fair", "strict", "rt", "window"):
-        err(where, "sched must be fair, strict, rt or window")
-    for s in f.get("suites", "").split():
-        if not SUITE.match(s):
-            err(where, "suite '%s' is not diff, misuse, stress, explore or explore:SCN,..." % s)
-    if f["expect"] in ("caught", "pass", "expected-fail") and "suites" not in f:
-        err(where, "expect '%s' needs 'suites' (what the runner runs)" % f["expect"])
-    if f["expect"] == "expected-fail" and "fixed" not in f:
-        err(where, "expect 'expected-fail' needs 'fixed' (the strategies that must pass)")
-    if "patch" in f:
-        if "tree" not in f:
-            err(where, "a patch needs 'tree' (%s)" % " or ".join(sorted(TREES)))
-        elif f["tree"] not in TREES:
-            err(where, "tree '%s' is not one of %s" % (f["tree"], ", ".join(sorted(TREES))))
-        if not os.path.isfile(os.path.join(corpus, f["patch"])):
-            err(where, "patch %s not found in corpus/" % f["patch"])
-    if "after" in f and not os.path.isfile(os.path.join(top, f["after"])):
-        err(where, "after: %s not found" % f["after"])
-
-bugs = {}
-for name in sorted(os.listdir(corpus)):
-    if name.endswith(".bug"):
-        p = os.path.join(corpus, name)
-        bugs[name] = parse_bug(p)
-        check_bug(p, bugs[name])
+bugs = bugfmt.read_corpus(corpus, top, rel, err)
 if not bugs:
     err("corpus", "no .bug files")
 named = {f["patch"] for f in bugs.values() if "patch" in f}

@@ -50,7 +50,7 @@ LAYERS = [
                      "include/dcsim/config.h", "include/dcsim/flavour.h",
                      "include/dcsim/htm.h", "include/dcsim/spinlock.h",
                      "include/dcsim/lockref.h", "include/dcsim/rcu.h",
-                     "include/dcsim/sched.h",
+                     "include/dcsim/parse.h", "include/dcsim/sched.h",
                      "include/dcsim/stats.h", "include/dcsim/warn.h"]),
     ("public-model", ["include/dcsim/dentry.h", "include/dcsim/cache.h",
                       "include/dcsim/strategy.h", "include/dcsim/dcache-cover.h",

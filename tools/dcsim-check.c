@@ -85,6 +85,7 @@
 #include <dcsim/checker.h>
 #include <dcsim/dcache-cover.h>
 #include <dcsim/explore.h>
+#include <dcsim/parse.h>
 #include <dcsim/strategy.h>
 
 #define MAX_LOADS	8
@@ -156,13 +157,15 @@ static int parse_suites(const char *arg, unsigned int *out)
 	return *out ? 0 : -1;
 }
 
-static int parse_u64(const char *arg, uint64_t *out)
+/* An option's number in [min, max] (<dcsim/parse.h>); a message and -1 if not. */
+static int opt_u64(const char *opt, const char *arg, uint64_t min, uint64_t max, uint64_t *out)
 {
-	char *end;
+	int rc = dcsim_parse_u64(arg, min, max, out);
 
-	errno = 0;
-	*out = strtoull(arg, &end, 0);
-	return errno || !*arg || *end ? -1 : 0;
+	if (rc)
+		fprintf(stderr, "dcsim-check: bad %s '%s': %s (want a whole number in %" PRIu64
+			"..%" PRIu64 ")\n", opt, arg, dcsim_parse_strerror(rc), min, max);
+	return rc ? -1 : 0;
 }
 
 /* Append @s to @buf as one shell word (quoted if it needs it). */
@@ -601,15 +604,15 @@ static int kernel_patch_strategy(const char *tree, const char *const *patches,
 
 static int parse_shard(const char *arg, unsigned int *i, unsigned int *n)
 {
-	char *end;
-	unsigned long a, b;
+	const char *slash = strchr(arg, '/');
+	char first[32];
+	uint64_t a, b;
 
-	errno = 0;
-	a = strtoul(arg, &end, 10);
-	if (errno || end == arg || *end != '/')
+	if (!slash || (size_t)(slash - arg) >= sizeof(first))
 		return -1;
-	b = strtoul(end + 1, &end, 10);
-	if (errno || *end || !b || a >= b || b > UINT_MAX / 1024)
+	snprintf(first, sizeof(first), "%.*s", (int)(slash - arg), arg);
+	if (dcsim_parse_u64(first, 0, UINT_MAX, &a) ||
+	    dcsim_parse_u64(slash + 1, 1, UINT_MAX / 1024, &b) || a >= b)
 		return -1;
 	*i = (unsigned int)a;
 	*n = (unsigned int)b;
@@ -675,8 +678,8 @@ int main(int argc, char **argv)
 				return bad_usage("bad --suites '%s'", optarg);
 			break;
 		case 'r':
-			if (parse_u64(optarg, &o.seed))
-				return bad_usage("bad --seed '%s' (want an integer)", optarg);
+			if (opt_u64("--seed", optarg, 0, UINT64_MAX, &o.seed))
+				return 2;
 			break;
 		case 'b':
 			if (dcsim_checker_budget_parse(optarg, &o.budget))
@@ -696,30 +699,30 @@ int main(int argc, char **argv)
 			o.explore_mode = optarg;
 			break;
 		case 'e':
-			if (parse_u64(optarg, &o.execution_seed))
-				return bad_usage("bad --execution-seed '%s'", optarg);
+			if (opt_u64("--execution-seed", optarg, 0, UINT64_MAX, &o.execution_seed))
+				return 2;
 			break;
 		case 'p': {
 			uint64_t v;
 
-			if (parse_u64(optarg, &v) || !v)
-				return bad_usage("bad --pct-steps '%s'", optarg);
+			if (opt_u64("--pct-steps", optarg, 1, UINT32_MAX, &v))
+				return 2;
 			o.pct_steps = (unsigned long)v;
 			break;
 		}
 		case 'd': {
 			uint64_t v;
 
-			if (parse_u64(optarg, &v) || !v || v > 1000)
-				return bad_usage("bad --diff-steps '%s' (want 1..1000)", optarg);
+			if (opt_u64("--diff-steps", optarg, 1, 1000, &v))
+				return 2;
 			o.diff_steps = (unsigned int)v;
 			break;
 		}
 		case 'j': {
 			uint64_t v;
 
-			if (parse_u64(optarg, &v) || !v || v > 1024)
-				return bad_usage("bad --jobs '%s' (want 1..1024)", optarg);
+			if (opt_u64("--jobs", optarg, 1, 1024, &v))
+				return 2;
 			jobs = (unsigned int)v;
 			break;
 		}
@@ -795,8 +798,16 @@ int main(int argc, char **argv)
 		char why[512];
 		bool init;
 
-		if (dcsim_strategy_load(loads[i], &init, why, sizeof(why)) < 0) {
+		int got = dcsim_strategy_load(loads[i], &init, why, sizeof(why));
+
+		if (got < 0) {
 			fprintf(stderr, "dcsim-check: --load %s: %s\n", loads[i], why);
+			return 2;
+		}
+		if (!got) {
+			fprintf(stderr, "dcsim-check: --load %s: the library registered no dput "
+				"strategy (register them from a constructor or from "
+				"dcsim_plugin_init())\n", loads[i]);
 			return 2;
 		}
 		fprintf(stderr, "dcsim-check: loaded %s%s\n", loads[i],

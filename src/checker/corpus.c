@@ -28,7 +28,7 @@
  * the row's, the rest is copied to opts->report.
  */
 
-#include <dirent.h>
+#include <limits.h>
 #include <errno.h>
 #include <signal.h>
 #include <stddef.h>
@@ -42,9 +42,12 @@
 
 #include <dcsim/checker.h>
 #include <dcsim/dcache-cover.h>
+#include <dcsim/explore-dcache.h>
+#include <dcsim/parse.h>
 #include <dcsim/strategy.h>
 
-#define FIELD_LEN	512
+/* corpus.py refuses longer values of the fields read here (FIELD_MAX). */
+#define FIELD_LEN	1024
 #define MAX_RUNS	24
 /* One run of a suite on a strategy, at most; a hang beyond it is a failure. */
 #define RUN_TIMEOUT_S	300
@@ -53,6 +56,7 @@
 
 struct bug {
 	char name[128];
+	unsigned int suites_line, plant_line;	/* where the .bug has them */
 	char commit[FIELD_LEN], class[FIELD_LEN], kind[FIELD_LEN], tree[FIELD_LEN];
 	char after[FIELD_LEN], expect[FIELD_LEN], needs[FIELD_LEN];
 	char strategies[FIELD_LEN], fixed[FIELD_LEN], suites[FIELD_LEN], plant[FIELD_LEN];
@@ -98,33 +102,156 @@ static char *field(struct bug *b, const char *key)
 	return NULL;
 }
 
-static int read_bug(const char *dir, const char *file, struct bug *b)
+/*
+ * corpus/corpus.py, the one parser of the .bug format: $DCSIM_CORPUS_PY,
+ * else the corpus folder's own copy, else the source tree's.
+ */
+static void corpus_py(const char *dir, char *out, size_t len)
 {
-	char path[1024], line[2048];
+	const char *env = getenv("DCSIM_CORPUS_PY");
+
+	if (env && *env) {
+		snprintf(out, len, "%s", env);
+		return;
+	}
+	snprintf(out, len, "%s/corpus.py", dir);
+	if (!access(out, R_OK))
+		return;
+	snprintf(out, len, "%s", DCSIM_CORPUS_PY_DEFAULT);
+}
+
+/*
+ * The entries of @dir, as corpus.py --dump gives them (its head comment
+ * has the format), into a new array in @out.  corpus.py judges every
+ * field and value and says what is wrong on stderr; this only reads its
+ * output, and refuses anything it did not expect.  Return: the count,
+ * -ENOENT (no entry), -EINVAL (corpus.py refused the corpus, or its
+ * output is not the format), or -errno.
+ */
+static int read_dump(const char *dir, struct bug **out, FILE *prog)
+{
+	char py[PATH_MAX], *line = NULL;
+	struct bug *b = NULL, *cur = NULL;
+	size_t cap = 0, n = 0;
+	ssize_t len;
+	int p[2], status, rc = 0;
+	bool header = false;
+	unsigned int lineno = 0;
+	pid_t pid;
 	FILE *f;
 
-	memset(b, 0, sizeof(*b));
-	snprintf(b->name, sizeof(b->name), "%.*s", (int)(strlen(file) - 4), file);
-	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	f = fopen(path, "r");
-	if (!f)
+	corpus_py(dir, py, sizeof(py));
+	if (pipe(p))
 		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		char *colon = strchr(line, ':'), *v, *dst;
-
-		if (line[0] == '#' || !colon)
-			continue;
-		*colon = '\0';
-		dst = field(b, line);
-		if (!dst || *dst)
-			continue;	/* not the runner's, or given twice (check-corpus.sh says so) */
-		for (v = colon + 1; *v == ' ' || *v == '\t'; v++)
-			;
-		v[strcspn(v, "\n")] = '\0';
-		snprintf(dst, FIELD_LEN, "%s", v);
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		rc = -errno;
+		close(p[0]);
+		close(p[1]);
+		return rc;
 	}
+	if (pid == 0) {
+		close(p[0]);
+		dup2(p[1], 1);
+		execlp("python3", "python3", py, "--dump", dir, (char *)NULL);
+		fprintf(stderr, "dcsim-check: --corpus: cannot run python3 %s: %s\n", py,
+			strerror(errno));
+		_exit(127);
+	}
+	close(p[1]);
+	f = fdopen(p[0], "r");
+	if (!f) {
+		close(p[0]);
+		waitpid(pid, &status, 0);
+		return -ENOMEM;
+	}
+	while (!rc && (len = getline(&line, &cap, f)) >= 0) {
+		char *sp, *dst, *val;
+		uint64_t at;
+
+		lineno++;
+		if (len && line[len - 1] == '\n')
+			line[--len] = '\0';
+		if ((size_t)len != strlen(line)) {
+			rc = -EINVAL;
+			break;
+		}
+		if (!header) {
+			header = !strcmp(line, "dcsim-corpus-dump 2");
+			rc = header ? 0 : -EINVAL;
+			continue;
+		}
+		if (!strncmp(line, "entry ", 6) && !cur) {
+			struct bug *nb = realloc(b, (n + 1) * sizeof(*b));
+
+			if (!nb || strlen(line + 6) >= sizeof(b->name)) {
+				rc = nb ? -EINVAL : -ENOMEM;
+				if (nb)
+					b = nb;
+				break;
+			}
+			b = nb;
+			cur = &b[n++];
+			memset(cur, 0, sizeof(*cur));
+			snprintf(cur->name, sizeof(cur->name), "%s", line + 6);
+			continue;
+		}
+		if (!strcmp(line, "end") && cur) {
+			cur = NULL;
+			continue;
+		}
+		sp = strchr(line, ' ');
+		if (!cur || !sp) {
+			rc = -EINVAL;
+			break;
+		}
+		*sp = '\0';
+		val = strchr(sp + 1, ' ');
+		if (!val) {
+			rc = -EINVAL;
+			break;
+		}
+		*val = '\0';
+		if (dcsim_parse_u64(sp + 1, 1, UINT_MAX, &at)) {
+			rc = -EINVAL;
+			break;
+		}
+		sp = val;
+		if (!strcmp(line, "suites"))
+			cur->suites_line = (unsigned int)at;
+		if (!strcmp(line, "plant"))
+			cur->plant_line = (unsigned int)at;
+		dst = field(cur, line);
+		/* corpus.py refuses these; a dump that has them is not its. */
+		if (!dst || *dst || strlen(sp + 1) >= FIELD_LEN) {
+			rc = -EINVAL;
+			break;
+		}
+		memcpy(dst, sp + 1, strlen(sp + 1) + 1);
+	}
+	free(line);
 	fclose(f);
-	return 0;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (!rc && (cur || !header))
+		rc = -EINVAL;
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		fprintf(prog, "dcsim-check: --corpus %s: %s %s refused the corpus (above)\n", dir,
+			"python3", py);
+		rc = -EINVAL;
+	} else if (rc) {
+		fprintf(prog, "dcsim-check: --corpus %s: %s --dump: line %u is not the dump "
+			"format\n", dir, py, lineno);
+	}
+	if (!rc && !n)
+		rc = -ENOENT;
+	if (rc) {
+		free(b);
+		return rc;
+	}
+	*out = b;
+	return (int)n;
 }
 
 /* Run @suite on @s in this process.  Return: as the suite. */
@@ -273,7 +400,15 @@ static void run_one(const struct bug *b, struct run *r, const struct dcsim_dput_
 		r->first = res.first_failure;
 		snprintf(r->why, sizeof(r->why), "%.250s", res.failure);
 	} else {
-		snprintf(r->why, sizeof(r->why), "the suite could not run (bad suite name?)");
+		char line[2048], last[200] = "";
+
+		/* Its own last word says why (a bad option, a scenario it does not have). */
+		rewind(rep);
+		while (fgets(line, sizeof(line), rep))
+			if (line[0] != '\n')
+				snprintf(last, sizeof(last), "%.*s", (int)strcspn(line, "\n"), line);
+		snprintf(r->why, sizeof(r->why), "the suite could not run (exit %d): %s",
+			 WIFEXITED(status) ? WEXITSTATUS(status) : -1, last[0] ? last : "no message");
 	}
 	/*
 	 * The suite's own replay line comes before the generic one, which
@@ -337,7 +472,7 @@ static void one_bug(struct bug *b, const struct dcsim_checker_opts *o, FILE *tab
 		    struct tally *t)
 {
 	char strategies[FIELD_LEN], fixed[FIELD_LEN], suites[FIELD_LEN], variant[300];
-	char *strat[8], *fix[8], *suite[8], reason[1024] = "";
+	char *strat[8], *fix[8], *suite[8], reason[FIELD_LEN + 256] = "";
 	struct run runs[MAX_RUNS];
 	size_t ns, nf, nsu, nr = 0;
 	const struct run *caught = NULL, *bad = NULL;
@@ -459,45 +594,71 @@ static void one_bug(struct bug *b, const struct dcsim_checker_opts *o, FILE *tab
 	}
 }
 
-static int by_name(const struct dirent **a, const struct dirent **b)
+/*
+ * The names of @b that exist nowhere in this build (corpus.py cannot know
+ * them): a model fault, an explore scenario.  Said as FILE:LINE: field.
+ * Return: 0, or -EINVAL: a typo must stop the run, not become a row that
+ * agrees with "missed".
+ */
+static int entry_names(const char *dir, const struct bug *b, FILE *prog)
 {
-	return strcmp((*a)->d_name, (*b)->d_name);
-}
+	const char *l = b->suites;
+	int bad = 0;
 
-static int is_bug(const struct dirent *d)
-{
-	size_t n = strlen(d->d_name);
+	if (b->plant[0] && dcsim_dcache_fault_lookup(b->plant) <= 0) {
+		fprintf(prog, "dcsim-check: %s/%s.bug:%u: plant: no model fault '%s' (dcsim-check "
+			"--fault takes the same names)\n", dir, b->name, b->plant_line, b->plant);
+		bad = -EINVAL;
+	}
+	while ((l = strstr(l, "explore:"))) {
+		l += 8;
+		for (;;) {
+			size_t len = strcspn(l, ", \t");
+			int scn = 0;
 
-	return n > 4 && !strcmp(d->d_name + n - 4, ".bug");
+			while (scn < DCSIM_DSCN_NR &&
+			       (strlen(dcsim_dcache_scenario_name(scn)) != len ||
+				strncmp(l, dcsim_dcache_scenario_name(scn), len)))
+				scn++;
+			if (scn == DCSIM_DSCN_NR) {
+				fprintf(prog, "dcsim-check: %s/%s.bug:%u: suites: no explore scenario "
+					"'%.*s'\n", dir, b->name, b->suites_line, (int)len, l);
+				bad = -EINVAL;
+			}
+			if (l[len] != ',')
+				break;
+			l += len + 1;
+		}
+	}
+	return bad;
 }
 
 int dcsim_checker_corpus(const char *dir, const struct dcsim_checker_opts *o, FILE *table)
 {
-	struct dirent **list;
+	struct bug *bugs = NULL;
 	struct tally t = { 0 };
 	int n;
 
 	if (!dir || !o || !table)
 		return -EINVAL;
-	n = scandir(dir, &list, is_bug, by_name);
+	n = read_dump(dir, &bugs, o->progress ? o->progress : stderr);
 	if (n < 0)
-		return -errno;
-	if (!n) {
-		free(list);
-		return -ENOENT;
+		return n;
+	for (int i = 0, bad = 0; i <= n; i++) {
+		if (i < n) {
+			bad |= entry_names(dir, &bugs[i], o->progress ? o->progress : stderr);
+			continue;
+		}
+		if (bad) {
+			free(bugs);
+			return -EINVAL;
+		}
 	}
 	fprintf(table, "| entry | commit | class | result | expect | suite | to the first failure "
 		"| seconds | replay |\n|---|---|---|---|---|---|---|---|---|\n");
-	for (int i = 0; i < n; i++) {
-		struct bug b;
-
-		if (read_bug(dir, list[i]->d_name, &b) == 0)
-			one_bug(&b, o, table, &t);
-		else
-			fprintf(table, "| %s | unreadable |\n", list[i]->d_name), t.disagree++;
-		free(list[i]);
-	}
-	free(list);
+	for (int i = 0; i < n; i++)
+		one_bug(&bugs[i], o, table, &t);
+	free(bugs);
 	fprintf(table, "\ncorpus: %lu entries: %lu caught, %lu expected-fail, %lu passed "
 		"(controls), %lu missed, %lu not run; %lu flagged, %lu fixed-fails, %lu not-shown, "
 		"%lu errors; %lu disagree with their expect: field\n", t.entries, t.n[V_CAUGHT],

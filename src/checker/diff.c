@@ -253,7 +253,7 @@ struct replay_ctx {
 	size_t failed_at;	/* step index; t->n for the epilogue */
 	bool ok;
 	unsigned long htm_commits;	/* simulated transactions committed */
-	char step_line[256];	/* the failing step as a trace line */
+	char step_line[2 * TRACE_REF_MAX];	/* the failing step as a trace line */
 	char err[4096];
 };
 

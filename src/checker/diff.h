@@ -81,6 +81,15 @@ extern const unsigned int diff_dput_weights[T_NR];
  */
 void diff_generate(struct trace *t, uint64_t seed, size_t steps, const unsigned int *weights);
 
+/*
+ * The longest path of a spec dentry, with its NUL: at most 8 components of
+ * a name (struct spec_dentry.name) each.  Buffers that hold a path or a
+ * reference are this size, so that paths are never compared cut.
+ */
+#define TRACE_PATH_MAX	(8 * (sizeof(((struct spec_dentry *)0)->name) + 1) + 1)
+/* A reference: a path and "#K". */
+#define TRACE_REF_MAX	(TRACE_PATH_MAX + 24)
+
 /* The full path of spec dentry @id ("/", "/a/b"), into @buf. */
 void diff_path(const struct spec *s, uint32_t id, char *buf, size_t len);
 /*
@@ -102,6 +111,8 @@ void trace_print(FILE *f, const struct trace *t, const char *comment);
  * -EINVAL with "FILE:LINE: why" in @err.
  */
 int trace_parse(const char *path, struct trace *t, char *err, size_t errlen);
+/* trace_parse() on an open stream; @path names it in messages. */
+int trace_parse_stream(FILE *f, const char *path, struct trace *t, char *err, size_t errlen);
 
 void trace_release(struct trace *t);
 

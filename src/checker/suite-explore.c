@@ -25,6 +25,46 @@
 #include <dcsim/strategy.h>
 #include <dcsim/warn.h>
 
+/*
+ * The full name SCN/STRATEGY/HTM of the one execution --scenario @want
+ * replays, into @full; @want may be the short form a FAIL line prints
+ * (SCN), when the strategy has one HTM configuration.  Return: 0, or
+ * -EINVAL with the names that exist printed on @prog: a name that matches
+ * nothing must not replay nothing and pass.
+ */
+static int scenario_full_name(const struct dcsim_dput_strategy *s, const char *want,
+			      const enum dcsim_explore_htm *htms, size_t nhtm, FILE *prog,
+			      char *full, size_t len)
+{
+	bool htm = s->flags & DCSIM_STRATEGY_USES_HTM;
+	char name[256];
+
+	for (int scn = 0; scn < DCSIM_DSCN_NR; scn++) {
+		if (!htm && !strcmp(want, dcsim_dcache_scenario_name(scn))) {
+			snprintf(full, len, "%s/%s/%s", want, s->name,
+				 dcsim_explore_htm_name(DCSIM_EXPLORE_HTM_OFF));
+			return 0;
+		}
+		for (size_t h = 0; h < nhtm; h++) {
+			if (htms[h] != DCSIM_EXPLORE_HTM_OFF && !htm)
+				continue;
+			snprintf(name, sizeof(name), "%s/%s/%s", dcsim_dcache_scenario_name(scn),
+				 s->name, dcsim_explore_htm_name(htms[h]));
+			if (!strcmp(want, name)) {
+				snprintf(full, len, "%s", name);
+				return 0;
+			}
+		}
+	}
+	fprintf(prog, "dcsim-check: explore: --scenario '%s' is no scenario of strategy %s; "
+		"the names are SCENARIO/%s/HTM (%s), with SCENARIO one of:", want, s->name, s->name,
+		htm ? "HTM: off, commit or aborts" : "HTM: off; or SCENARIO alone");
+	for (int scn = 0; scn < DCSIM_DSCN_NR; scn++)
+		fprintf(prog, " %s", dcsim_dcache_scenario_name(scn));
+	fputc('\n', prog);
+	return -EINVAL;
+}
+
 /* Is scenario @name in the comma-separated @list (NULL: every scenario)? */
 static bool wanted(const char *list, const char *name)
 {
@@ -45,6 +85,7 @@ int dcsim_checker_explore(const struct dcsim_dput_strategy *s, const struct dcsi
 	static const enum dcsim_explore_mode modes[] = { DCSIM_EXPLORE_RANDOM, DCSIM_EXPLORE_PCT };
 	static const unsigned long iters[] = { 60, 250, 2500 };
 	struct dcsim_checker_result local;
+	char one_name[256] = "";
 	FILE *out, *prog;
 	unsigned long commits = 0, unit = 0, executions = 0, preemptions = 0, all = 0;
 	unsigned long cycles = 0, demotions = 0, win_reached = 0, win_parked = 0;
@@ -75,6 +116,9 @@ int dcsim_checker_explore(const struct dcsim_dput_strategy *s, const struct dcsi
 			return -EINVAL;
 		}
 	}
+	if (one && scenario_full_name(s, o->scenario, htms, DCSIM_ARRAY_SIZE(htms), prog, one_name,
+				      sizeof(one_name)))
+		return -EINVAL;
 	fprintf(prog, "dcsim-check: explore: %s: %d scenarios, %lu executions each%s%s\n", s->name,
 		DCSIM_DSCN_NR, iters[o->budget], one ? " (one execution replayed)" : "",
 		sched == DCSIM_EXPLORE_SCHED_STRICT ? ", strict priorities" :
@@ -117,7 +161,7 @@ int dcsim_checker_explore(const struct dcsim_dput_strategy *s, const struct dcsi
 				}
 				if (one) {
 					/* The replay of one execution. */
-					eo.scenario = o->scenario;
+					eo.scenario = one_name;
 					eo.replay = true;
 					eo.replay_seed = o->execution_seed;
 					eo.pct_steps = o->pct_steps;
@@ -183,6 +227,12 @@ int dcsim_checker_explore(const struct dcsim_dput_strategy *s, const struct dcsi
 	}
 	dcsim_warn_set_quiet(false);
 	res->htm_commits = commits;
+	/* A replay that ran nothing has checked nothing: an error, not a pass. */
+	if (one && !res->runs) {
+		fprintf(prog, "dcsim-check: explore: --scenario %s replayed no execution (is "
+			"--explore-mode the one of the FAIL line?)\n", one_name);
+		return -EINVAL;
+	}
 	/* Only the final-put scenarios reach the transaction: a choice of others cannot. */
 	if (!one && !o->scenarios && !res->failures && (s->flags & DCSIM_STRATEGY_USES_HTM) && !commits &&
 	    dcsim_checker_whole_run(o)) {

@@ -18,10 +18,13 @@
 #include <string.h>
 
 #include <dcsim/compiler.h>
+#include <dcsim/parse.h>
 
 #include "diff.h"
 
 #define TRACE_HEADER	"dcsim-trace 1"
+/* The longest line: an operation, a reference and a keyword, or a comment. */
+#define TRACE_LINE_MAX	(2 * TRACE_REF_MAX + 64)
 
 void diff_path(const struct spec *s, uint32_t id, char *buf, size_t len)
 {
@@ -51,7 +54,7 @@ void diff_path(const struct spec *s, uint32_t id, char *buf, size_t len)
 
 void diff_ref(const struct spec *s, uint32_t id, char *buf, size_t len)
 {
-	char p[256], q[256];
+	char p[TRACE_PATH_MAX], q[TRACE_PATH_MAX];
 	unsigned int k = 0, rank = 0;
 
 	diff_path(s, id, p, sizeof(p));
@@ -73,7 +76,7 @@ void diff_ref(const struct spec *s, uint32_t id, char *buf, size_t len)
 static void child_ref(const struct spec *s, uint32_t parent, const char *name, char *buf,
 		      size_t len)
 {
-	char p[256];
+	char p[TRACE_REF_MAX];
 
 	diff_ref(s, parent, p, sizeof(p));
 	/* A long name is cut, as in every other line of a report. */
@@ -84,7 +87,7 @@ static void child_ref(const struct spec *s, uint32_t parent, const char *name, c
 void diff_format_step(const struct spec *s, const struct step *st, char *buf, size_t len)
 {
 	const char *op = diff_op_names[st->op];
-	char r[256];
+	char r[TRACE_REF_MAX + sizeof(((struct spec_dentry *)0)->name) + 1];
 
 	switch (st->op) {
 	case T_ALLOC:
@@ -120,7 +123,7 @@ void diff_format_step(const struct spec *s, const struct step *st, char *buf, si
 void trace_print(FILE *f, const struct trace *t, const char *comment)
 {
 	struct run *r = calloc(1, sizeof(*r));
-	char line[512];
+	char line[TRACE_LINE_MAX];
 
 	fprintf(f, "%s\n", TRACE_HEADER);
 	if (comment)
@@ -172,26 +175,27 @@ static int __attribute__((format(printf, 2, 3))) perr(struct parser *p, const ch
 	return -EINVAL;
 }
 
-/* Resolve a reference "P" or "P#K" to a spec id; 0 if none. */
+/*
+ * Resolve a reference "P" or "P#K" to a spec id; 0 if none.  The whole of
+ * P is compared: a P longer than any path names nothing (never the dentry
+ * whose path is P cut short).
+ */
 static uint32_t resolve(const struct spec *s, const char *ref)
 {
-	char p[256], q[256];
+	char q[TRACE_PATH_MAX];
 	const char *hash = strrchr(ref, '#');
-	unsigned long want = 0;
+	size_t plen = hash ? (size_t)(hash - ref) : strlen(ref);
+	uint64_t want = 0;
 	unsigned int k = 0;
 	uint32_t last = 0;
 
-	snprintf(p, sizeof(p), "%.*s", hash ? (int)(hash - ref) : (int)strlen(ref), ref);
-	if (hash) {
-		char *end;
-
-		want = strtoul(hash + 1, &end, 10);
-		if (*end || !want)
-			return 0;
-	}
+	if (plen >= sizeof(q))
+		return 0;
+	if (hash && dcsim_parse_u64(hash + 1, 1, SPEC_MAX, &want))
+		return 0;
 	for (uint32_t i = 1; i < s->next_id; i++) {
 		diff_path(s, i, q, sizeof(q));
-		if (strcmp(p, q))
+		if (strlen(q) != plen || memcmp(ref, q, plen))
 			continue;
 		last = i;
 		if (++k == want)
@@ -281,11 +285,12 @@ static int parse_line(struct parser *p, char *line, struct step *st)
 			return perr(p, "shrink_all takes no argument");
 		return 0;
 	case T_PRUNE: {
-		char *end;
-		unsigned long n = nt == 2 ? strtoul(tok[1], &end, 0) : 0;
+		uint64_t n;
+		int rc = nt == 2 ? dcsim_parse_u64(tok[1], 1, 1000000, &n) : -EINVAL;
 
-		if (nt != 2 || *end || !n || n > 1000000)
-			return perr(p, "want 'prune N' (N >= 1)");
+		if (rc)
+			return perr(p, "prune: count '%s': %s (want 'prune N', N in 1..1000000)",
+				    nt == 2 ? tok[1] : "", dcsim_parse_strerror(rc));
 		st->arg = (uint32_t)n;
 		return 0;
 	}
@@ -333,35 +338,34 @@ static int parse_line(struct parser *p, char *line, struct step *st)
 	}
 }
 
-int trace_parse(const char *path, struct trace *t, char *err, size_t errlen)
+int trace_parse_stream(FILE *f, const char *path, struct trace *t, char *err, size_t errlen)
 {
 	struct parser p = { .file = path, .err = err, .errlen = errlen };
-	FILE *f = fopen(path, "r");
-	char buf[1024];
-	size_t cap = 0;
+	char *buf = NULL;
+	size_t bufcap = 0, cap = 0;
 	bool header = false;
+	ssize_t len;
 	int rc = 0;
 
 	memset(t, 0, sizeof(*t));
-	if (!f) {
-		rc = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return rc;
-	}
 	p.r = calloc(1, sizeof(*p.r));
-	if (!p.r) {
-		fclose(f);
+	if (!p.r)
 		return -ENOMEM;
-	}
 	spec_init(&p.r->spec, DCSIM_RETAIN_LRU_THEN_REFERENCED);
 	p.r->held[spec_alloc_root(&p.r->spec, "/")] = 1;
-	while (!rc && fgets(buf, sizeof(buf), f)) {
+	while (!rc && (len = getline(&buf, &bufcap, f)) >= 0) {
 		char *s = buf, *hash, *e;
 		struct step st;
 
 		p.line++;
-		if (!strchr(buf, '\n') && !feof(f)) {
-			rc = perr(&p, "line too long");
+		if ((size_t)len >= TRACE_LINE_MAX) {
+			rc = perr(&p, "line too long (more than %zu characters)",
+				  (size_t)TRACE_LINE_MAX - 1);
+			break;
+		}
+		/* Text after a NUL would be dropped unseen: the line is refused. */
+		if (strlen(buf) != (size_t)len) {
+			rc = perr(&p, "NUL byte in the line");
 			break;
 		}
 		/* A comment starts at a '#' that begins a word ("/a#2" is a reference). */
@@ -410,7 +414,9 @@ int trace_parse(const char *path, struct trace *t, char *err, size_t errlen)
 			st.name = (const char *)(uintptr_t)(st.name - p.strings + 1);
 		t->s[t->n++] = st;
 	}
-	fclose(f);
+	free(buf);
+	if (!rc && ferror(f))
+		rc = perr(&p, "read error");
 	if (!rc && !header)
 		rc = perr(&p, "empty trace: want the header line '%s'", TRACE_HEADER);
 	for (size_t i = 0; !rc && i < t->n; i++)
@@ -420,5 +426,21 @@ int trace_parse(const char *path, struct trace *t, char *err, size_t errlen)
 	free(p.r);
 	if (rc)
 		trace_release(t);
+	return rc;
+}
+
+int trace_parse(const char *path, struct trace *t, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+	int rc;
+
+	if (!f) {
+		rc = -errno;
+		memset(t, 0, sizeof(*t));
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return rc;
+	}
+	rc = trace_parse_stream(f, path, t, err, errlen);
+	fclose(f);
 	return rc;
 }

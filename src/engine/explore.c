@@ -149,12 +149,19 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 	ex.running = true;
 	pthread_mutex_unlock(&ex.lock);
 
+	/* A schedule that cannot be read is an error: running without it would check less. */
+	if (parse_schedule(opts->schedule)) {
+		fprintf(stderr, "dcsim-explore: schedule (DCSIM_EXPLORE_SCHEDULE) '%s': want "
+			"TID[*COUNT],... with TID 0..%d, COUNT >= 1, at most %lu decisions\n",
+			opts->schedule, DCSIM_EXPLORE_MAX_THREADS - 1, SCHEDULE_MAX);
+		ex.nforced = 0;
+		pthread_mutex_lock(&ex.lock);
+		ex.running = false;
+		pthread_mutex_unlock(&ex.lock);
+		return -EINVAL;
+	}
 	ex.sc = sc;
 	ex.o = *opts;
-	if (parse_schedule(ex.o.schedule)) {
-		fputs("dcsim-explore: schedule (DCSIM_EXPLORE_SCHEDULE): want tid*count,...\n", stderr);
-		ex.nforced = 0;
-	}
 	ex.slog_len_shown = ex.o.report_steps;
 	wd_set_limit(ex.o.watchdog_secs);
 	ex.pct_k = ex.o.pct_steps;

@@ -374,6 +374,8 @@ void names_exec_begin(void);
 
 /* pick.c */
 bool dfs_next(void);
+/* The longest forced schedule (decisions): far beyond any execution's length. */
+#define SCHEDULE_MAX	(1ul << 24)
 int parse_schedule(const char *s);
 int pick(struct lthread *cur);
 

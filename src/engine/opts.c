@@ -5,11 +5,14 @@
  */
 
 #include <errno.h>
+#include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <dcsim/explore.h>
+#include <dcsim/parse.h>
 
 #include "internal.h"
 
@@ -62,18 +65,18 @@ int dcsim_explore_sched_parse(const char *name, enum dcsim_explore_sched *out)
 static unsigned long env_ulong(const char *name, unsigned long def)
 {
 	const char *s = getenv(name);
-	char *end;
-	unsigned long v;
+	uint64_t v;
+	int rc;
 
 	if (!s || !*s)
 		return def;
-	errno = 0;
-	v = strtoul(s, &end, 0);
-	if (errno || *end) {
-		fprintf(stderr, "dcsim-explore: ignoring %s='%s': not a number\n", name, s);
+	rc = dcsim_parse_u64(s, 0, ULONG_MAX, &v);
+	if (rc) {
+		fprintf(stderr, "dcsim-explore: ignoring %s='%s': %s\n", name, s,
+			dcsim_parse_strerror(rc));
 		return def;
 	}
-	return v;
+	return (unsigned long)v;
 }
 
 unsigned long dcsim_explore_scale(void)

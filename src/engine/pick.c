@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include <dcsim/explore.h>
+#include <dcsim/parse.h>
 
 #include "internal.h"
 
@@ -172,28 +173,43 @@ int pick(struct lthread *cur)
 	return c;
 }
 
+/*
+ * "TID[*COUNT],..." into ex.forced.  Every number goes through the one
+ * parser with its range, and the total is bounded before anything is
+ * allocated: a COUNT near 2^64 must not wrap nforced + cnt into a tiny
+ * buffer that memset() then overruns.  Return: 0 or -EINVAL.
+ */
 int parse_schedule(const char *s)
 {
 	ex.nforced = 0;
 	while (s && *s) {
-		char *end;
-		long tid = strtol(s, &end, 10);
-		unsigned long cnt = 1;
+		size_t len = strcspn(s, ","), tlen = strcspn(s, "*,");
+		char tbuf[24], cbuf[24];
+		uint64_t tid, cnt = 1;
 
-		if (end == s)
+		if (!tlen || tlen >= sizeof(tbuf))
 			return -EINVAL;
-		s = end;
-		if (*s == '*') {
-			cnt = strtoul(s + 1, &end, 10);
-			if (end == s + 1)
+		snprintf(tbuf, sizeof(tbuf), "%.*s", (int)tlen, s);
+		if (dcsim_parse_u64(tbuf, 0, DCSIM_EXPLORE_MAX_THREADS - 1, &tid))
+			return -EINVAL;
+		if (tlen < len) {
+			size_t clen = len - tlen - 1;
+
+			if (!clen || clen >= sizeof(cbuf))
 				return -EINVAL;
-			s = end;
+			snprintf(cbuf, sizeof(cbuf), "%.*s", (int)clen, s + tlen + 1);
+			if (dcsim_parse_u64(cbuf, 1, SCHEDULE_MAX, &cnt))
+				return -EINVAL;
 		}
-		if (*s == ',')
-			s++;
+		if (cnt > SCHEDULE_MAX - ex.nforced)
+			return -EINVAL;
 		ex.forced = xrealloc(ex.forced, ex.nforced + cnt);
 		memset(ex.forced + ex.nforced, (int)tid, cnt);
 		ex.nforced += cnt;
+		s += len;
+		/* "1,,2" and a trailing "," are errors, not empty entries. */
+		if (*s == ',' && !*++s)
+			return -EINVAL;
 	}
 	return 0;
 }

@@ -14,6 +14,9 @@
 #                                        library's warning: no hang
 #   check-cli.sh traces DCSIM_INSTRUMENT DIR  every trace of DIR passes on every
 #                                        built-in strategy
+#   check-cli.sh dies DCSIM_INSTRUMENT SO    a --jobs worker killed by a signal
+#                                        fails the run (exit 1), in diff and
+#                                        in explore
 set -u
 mode=$1
 bin=$2
@@ -45,6 +48,18 @@ usage)
 	run 2 "$tmp/o" --strategy fast --trace "$tmp/bad.trace"
 	grep -q "bad.trace:2: no dentry '/nope'" "$tmp/o" || fail "no line number for a bad trace"
 	echo "check-cli: bad usage exits 2 with the reason"
+	;;
+dies)
+	so=$3
+	for suite in diff explore; do
+		run 1 "$tmp/o" --load "$so" --strategy dies --suites $suite --jobs 2
+		grep -q "FAIL: $suite, strategy dies: a process died" "$tmp/o" ||
+			{ cat "$tmp/o" >&2; fail "$suite --jobs 2: a dead worker is not reported"; }
+		grep -q "^replay: " "$tmp/o" || fail "$suite --jobs 2: no replay line for a dead worker"
+		grep -q "$suite: dies: .* runs on 2 processes, FAILED" "$tmp/o" ||
+			fail "$suite --jobs 2: the suite line does not say FAILED"
+	done
+	echo "check-cli: a --jobs worker killed by a signal fails the run"
 	;;
 planted)
 	so=$3
