@@ -58,7 +58,7 @@ SUITE = re.compile(r"^(diff|misuse|stress|explore(:[a-z0-9-]+(,[a-z0-9-]+)*)?)$"
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]*$")
 # The runner's limits (src/checker/corpus.c): words per list, runs per entry,
 # characters per field.
-MAX_WORDS, MAX_RUNS, FIELD_MAX = 8, 24, 1023
+MAX_WORDS, MAX_RUNS, FIELD_MAX = 16, 24, 1023
 
 
 class BugError(Exception):

@@ -439,6 +439,9 @@ static void run_one(const struct bug *b, struct run *r, const struct dcsim_dput_
 }
 
 /* Split @list (space-separated) into @out; return the count. */
+/* Words per list field (strategies, fixed, suites); corpus.py refuses more. */
+#define MAX_WORDS	16
+
 static size_t words(char *list, char **out, size_t max)
 {
 	size_t n = 0;
@@ -472,7 +475,7 @@ static void one_bug(struct bug *b, const struct dcsim_checker_opts *o, FILE *tab
 		    struct tally *t)
 {
 	char strategies[FIELD_LEN], fixed[FIELD_LEN], suites[FIELD_LEN], variant[300];
-	char *strat[8], *fix[8], *suite[8], reason[FIELD_LEN + 256] = "";
+	char *strat[MAX_WORDS], *fix[MAX_WORDS], *suite[MAX_WORDS], reason[FIELD_LEN + 256] = "";
 	struct run runs[MAX_RUNS];
 	size_t ns, nf, nsu, nr = 0;
 	const struct run *caught = NULL, *bad = NULL;
@@ -484,9 +487,9 @@ static void one_bug(struct bug *b, const struct dcsim_checker_opts *o, FILE *tab
 	snprintf(strategies, sizeof(strategies), "%s", b->strategies);
 	snprintf(fixed, sizeof(fixed), "%s", b->fixed);
 	snprintf(suites, sizeof(suites), "%s", b->suites);
-	ns = words(strategies, strat, 8);
-	nf = words(fixed, fix, 8);
-	nsu = words(suites, suite, 8);
+	ns = words(strategies, strat, MAX_WORDS);
+	nf = words(fixed, fix, MAX_WORDS);
+	nsu = words(suites, suite, MAX_WORDS);
 	if (!ns && !strcmp(b->kind, "a")) {
 		snprintf(variant, sizeof(variant), "%s-%s", variant_prefix(b), b->name);
 		strat[ns++] = variant;

@@ -119,11 +119,11 @@ EOT
 	{ base; printf 'note: a\000strategies: locked\n'; } | entry nul
 	bad nul "nul.bug:16: NUL byte"
 	{ base; echo 'sched: bogus'; } | entry sched
-	bad sched "sched.bug:16: sched must be fair, strict or rt, not 'bogus'"
+	bad sched "sched.bug:16: sched must be fair, strict, rt or window, not 'bogus'"
 	{ base; echo 'budget: bogus'; } | entry budget
 	bad budget "budget.bug:16: budget must be quick, default or soak, not 'bogus'"
-	base | sed 's/^strategies: fast$/strategies: fast s2 s3 s4 s5 s6 s7 s8 s9/' | entry words9
-	bad words9 "words9.bug:12: strategies: 9 words, the runner takes at most 8"
+	base | sed 's/^strategies: fast$/strategies: fast s2 s3 s4 s5 s6 s7 s8 s9 s10 s11 s12 s13 s14 s15 s16 s17/' | entry words17
+	bad words17 "words17.bug:12: strategies: 17 words, the runner takes at most 16"
 	{ base; echo 'suites: explore'; } | entry twice
 	bad twice "twice.bug:16: field 'suites' given twice"
 	{ base; echo 'colour: blue'; } | entry unknown
