@@ -14,8 +14,8 @@
  * time: dcsim_spin_value_unlocked() mirrors arch_spin_value_unlocked().
  *
  * Ordering: lock is an acquire, unlock a release.  All accesses go through
- * <dcsim/atomic.h>, so every lock operation is a schedule point in the check
- * build.
+ * <dcsim/atomic.h>, so every lock operation is a schedule point in the
+ * instrumented build.
  */
 
 #include <sched.h>
@@ -57,18 +57,8 @@ enum dcsim_spin_event {
 	DCSIM_SPIN_WAITING,
 };
 
-#if DCSIM_INSTRUMENT
-/*
- * dcsim_spin_note() - tell the checkers what a lock operation did
- * @ev:   what happened
- * @lock: the lock
- *
- * Returns at once outside an exploration; never a schedule point.
- */
-DCSIM_API void dcsim_spin_note(enum dcsim_spin_event ev, const dcsim_spinlock_t *lock);
-#else
-#define dcsim_spin_note(ev, lock)	((void)0)
-#endif
+/* The build flavour's dcsim_spin_note(ev, lock): nothing in the normal build. */
+#include <dcsim/flavour/spinlock.h>
 
 #define DCSIM_SPINLOCK_UNLOCKED		((dcsim_spinlock_t){ .val = 0 })
 #define DCSIM_TICKET_SHIFT		16

@@ -54,7 +54,8 @@
 
 /* ---- who holds what ---- */
 
-void dcsim_spin_note(enum dcsim_spin_event ev, const dcsim_spinlock_t *lock)
+/* The spin_note hook (src/base/hooks.h): dcsim_spin_note() of the primitives calls it. */
+void strict_spin_note(enum dcsim_spin_event ev, const dcsim_spinlock_t *lock)
 {
 	struct lthread *lt = explore_lt;
 
