@@ -274,7 +274,7 @@ def build(args, table, version, tarball, top, work):
                        text=True, env=env)
     if r.returncode:
         raise Fail(r.stdout.rstrip())
-    incs = ["-I" + os.path.join(kc, "include"), "-I" + os.path.join(args.root, "src", "dcache"),
+    incs = ["-I" + os.path.join(kc, "include"), "-I" + os.path.join(args.root, "src", "model"),
             "-iquote", gen] + ["-I" + d for d in args.include]
     tree_args = tree["cflags"] + ["-DKC_TREE_" + tname.upper(),
                                   "-DKC_LOCKREF_PREFIX=kp_" + ident + "_"]
