@@ -99,7 +99,31 @@ struct scn_def {
 /* Every scenario, indexed by enum dcsim_dcache_scenario. */
 extern const struct scn_def scn_defs[DCSIM_DSCN_NR];
 
-struct dscn_arg;
+/* A compact end state for "some serial order" comparisons (no LRU order). */
+struct rstate {
+	uint64_t id, parent;
+	int32_t count;
+	uint32_t flags;
+	bool hashed, on_lru;
+};
+
+struct routcome {
+	size_t nr;
+	struct rstate *v;
+};
+
+/* Per exploration: the spec of the setup state and every serial outcome. */
+struct dscn_arg {
+	enum dcsim_dcache_scenario kind;
+	const struct dcsim_dput_strategy *strategy;
+	bool ready;
+	struct spec *init;			/* the spec at the end of setup */
+	uint32_t init_slot[NTHREADS][NSLOTS];	/* spec ids in the slots */
+	struct routcome outcomes[MAX_OUTCOMES];
+	size_t nr_outcomes;
+	bool outcomes_overflow;			/* too many: the any-order check is off */
+};
+
 
 /* One execution of a scenario (controller thread: setup and check). */
 struct dscn {
@@ -131,5 +155,14 @@ const struct dcsim_dentry_state *dscn_find(const struct dcsim_cache_snapshot *sn
 /* A new hashed positive child of @parent with one reference (tree building). */
 struct dcsim_dentry *dscn_mk(struct dscn *s, struct dcsim_dentry *parent, const char *name,
 			     const struct dcsim_dentry_operations *ops);
+
+/* dcache-scenario-spec.c: the spec side of a scenario run. */
+/* First setup of an exploration: the spec of the start state, and its serial outcomes. */
+void dscn_prepare_spec(struct dscn *s);
+void dscn_release_spec(struct dscn_arg *arg);
+/* At quiescence: compare the model's end state @snap with the spec's. */
+void dscn_check_spec(struct dscn *s, const struct dcsim_cache_snapshot *snap);
+/* Shrinker trylock failures so far (a skip has no serial equivalent). */
+uint64_t dscn_lru_skips(void);
 
 #endif /* DCSIM_CHECKER_DCACHE_SCENARIOS_H */
