@@ -103,7 +103,7 @@ bool dcsim_explore_running(void)
 {
 	const struct dcsim_hooks *h = dcsim_hooks_get();
 
-	return h && h->explore_running();
+	return h && h->running();
 }
 
 void dcsim_explore_set_describer(const struct dcsim_explore_describer *d)

@@ -39,7 +39,7 @@
  *
  * @sched_point:     before each shared access; see dcsim_sched_point()
  * @spin_note:       after each lock operation; see dcsim_spin_note()
- * @explore_running: is an exploration running in this process?
+ * @running:         is an exploration running in this process?
  * @htm_take_env:    DCSIM_HTM=@env at load time: true if @env names the
  *                   simulated backend ("sim"), which is then selected
  * @htm_owns_thread: does the simulated backend take this thread's calls
@@ -58,7 +58,7 @@ struct dcsim_hooks {
 	void (*sched_point)(enum dcsim_access acc, const volatile void *addr,
 			    unsigned int size, const char *func, int line);
 	void (*spin_note)(enum dcsim_spin_event ev, const dcsim_spinlock_t *lock);
-	bool (*explore_running)(void);
+	bool (*running)(void);
 	bool (*htm_take_env)(const char *env);
 	bool (*htm_owns_thread)(void);
 	bool (*htm_live)(void);

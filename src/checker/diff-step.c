@@ -314,3 +314,30 @@ void diff_generate(struct trace *t, uint64_t seed, size_t steps, const unsigned 
 	}
 	free(r);
 }
+
+/* The full path of spec dentry @id, for the runner's messages and the trace's lines. */
+void diff_path(const struct spec *s, uint32_t id, char *buf, size_t len)
+{
+	const char *comp[8];
+	int n = 0;
+	size_t used = 0;
+
+	if (!len)
+		return;
+	buf[0] = '\0';
+	while (s->d[id].parent != id && n < 8) {
+		comp[n++] = s->d[id].name;
+		id = s->d[id].parent;
+	}
+	if (!n) {
+		snprintf(buf, len, "/");
+		return;
+	}
+	while (n-- > 0 && used + 1 < len) {
+		int k = snprintf(buf + used, len - used, "/%s", comp[n]);
+
+		if (k < 0)
+			break;
+		used += (size_t)k;
+	}
+}

@@ -12,7 +12,7 @@
 static const struct dcsim_hooks engine_hooks = {
 	.sched_point		= explore_sched_point,
 	.spin_note		= strict_spin_note,
-	.explore_running	= explore_running,
+	.running		= explore_running,
 	.htm_take_env		= sim_take_env,
 	.htm_owns_thread	= sim_owns_thread,
 	.htm_live		= sim_live,
