@@ -77,68 +77,33 @@ static int spec_from_snapshot(struct spec *sp, const struct dcsim_cache_snapshot
 	return 0;
 }
 
-/* One call of thread @t's program on the spec. */
+/*
+ * One call of a thread's program on the spec, through the one dispatcher
+ * (spec_apply()).  A call on an empty slot (the reference it needed was
+ * not handed out) does nothing and hands out nothing; a put empties its
+ * slot.
+ */
 static void spec_step(struct spec *sp, uint32_t *slot, const struct sop *op)
 {
 	uint32_t a = slot[op->a];
+	bool needs_a = op->kind != OP_PRUNE && op->kind != OP_SHRINK_ALL;
+	unsigned long got = 0;
 
+	if (a || !needs_a)
+		got = spec_apply(sp, (enum spec_op)op->kind, a, op->n, op->name);
 	switch (op->kind) {
-	case SOP_DPUT:
-		if (a)
-			spec_dput(sp, a);
+	case OP_DPUT:
 		slot[op->a] = 0;
 		break;
-	case SOP_LOOKUP:
-	case SOP_LOOKUP_HIT:
-	case SOP_LOOKUP_MISS:
-		slot[op->dst] = a ? spec_lookup(sp, a, op->name) : 0;
+	case OP_LOOKUP:
+	case OP_LOOKUP_HIT:
+	case OP_LOOKUP_MISS:
+	case OP_DGET_PARENT:
+	case OP_ALLOC_ADD:
+	case OP_WALK:
+		slot[op->dst] = (uint32_t)got;
 		break;
-	case SOP_DROP:
-		if (a)
-			spec_drop(sp, a);
-		break;
-	case SOP_DELETE:
-		if (a)
-			spec_delete(sp, a);
-		break;
-	case SOP_INVALIDATE:
-		if (a)
-			spec_invalidate(sp, a);
-		break;
-	case SOP_PRUNE:
-		spec_prune(sp, op->n);
-		break;
-	case SOP_SHRINK_ALL:
-		spec_shrink_all(sp);
-		break;
-	case SOP_DGET_PARENT:
-		slot[op->dst] = a ? spec_dget_parent(sp, a) : 0;
-		break;
-	case SOP_SET_FLAGS:
-		if (a)
-			spec_set_flags(sp, a, op->n);
-		break;
-	case SOP_CREATE:
-		slot[op->dst] = 0;
-		if (a) {
-			slot[op->dst] = spec_alloc(sp, a, op->name);
-			spec_add(sp, slot[op->dst], true);
-		}
-		break;
-	case SOP_WALK: {
-		char buf[WALK_MAX][16];
-		const char *names[WALK_MAX];
-		unsigned int n = dscn_split_path(op->name, buf, names);
-
-		slot[op->dst] = a ? spec_walk(sp, a, names, n) : 0;
-		break;
-	}
-	case SOP_INSTANTIATE:
-		if (a)
-			spec_create(sp, a);
-		break;
-	case SOP_DPUT_UNOWNED:
-	case SOP_END:
+	default:
 		break;
 	}
 }
@@ -204,7 +169,7 @@ static void enumerate(struct dscn_arg *arg, const struct scn_def *def, struct sp
 		unsigned int npos[NTHREADS];
 		uint32_t nslots[NTHREADS][NSLOTS];
 
-		if (pos[t] >= MAXOPS || op->kind == SOP_END)
+		if (pos[t] >= MAXOPS || op->kind == OP_END)
 			continue;
 		any = true;
 		memcpy(npos, pos, sizeof(npos));
@@ -230,7 +195,7 @@ void dscn_prepare_spec(struct dscn *s)
 	if (s->def->no_spec)
 		return;
 	for (unsigned int t = 0; t < NTHREADS; t++)
-		for (unsigned int i = 0; i < MAXOPS && s->def->prog[t][i].kind != SOP_END; i++)
+		for (unsigned int i = 0; i < MAXOPS && s->def->prog[t][i].kind != OP_END; i++)
 			nops++;
 	sps = calloc(nops + 1, sizeof(*sps));
 	arg->init = calloc(1, sizeof(*arg->init));

@@ -60,22 +60,6 @@ unsigned int dcsim_explore_verify_cache(struct dcsim_cache *cache, const struct 
 	return n;
 }
 
-unsigned int dscn_split_path(const char *path, char (*buf)[16], const char **names)
-{
-	unsigned int n = 0;
-
-	while (*path && n < WALK_MAX) {
-		size_t len = strcspn(path, "/");
-
-		snprintf(buf[n], sizeof(buf[n]), "%.*s", (int)len, path);
-		names[n] = buf[n];
-		n++;
-		path += len;
-		path += *path == '/';
-	}
-	return n;
-}
-
 static void *dscn_setup(void *argp)
 {
 	struct dscn_arg *arg = argp;
@@ -115,58 +99,58 @@ static void run_op(struct dscn *s, unsigned int tid, const struct sop *op)
 	struct dcsim_dentry **slot = s->slot[tid], *a = slot[op->a];
 
 	switch (op->kind) {
-	case SOP_DPUT:
+	case OP_DPUT:
 		dcsim_dput(a);
 		slot[op->a] = NULL;
 		break;
-	case SOP_LOOKUP:
-	case SOP_LOOKUP_HIT:
-	case SOP_LOOKUP_MISS:
+	case OP_LOOKUP:
+	case OP_LOOKUP_HIT:
+	case OP_LOOKUP_MISS:
 		slot[op->dst] = a ? dcsim_d_lookup(a, op->name) : NULL;
-		if (op->kind == SOP_LOOKUP_HIT)
+		if (op->kind == OP_LOOKUP_HIT)
 			dcsim_explore_assert(slot[op->dst] != NULL);
-		if (op->kind == SOP_LOOKUP_MISS)
+		if (op->kind == OP_LOOKUP_MISS)
 			dcsim_explore_assert(slot[op->dst] == NULL);
 		break;
-	case SOP_DROP:
+	case OP_DROP:
 		if (a)
 			dcsim_d_drop(a);
 		break;
-	case SOP_DELETE:
+	case OP_DELETE:
 		if (a)
 			dcsim_d_delete(a);
 		break;
-	case SOP_INVALIDATE:
+	case OP_INVALIDATE:
 		if (a)
 			dcsim_d_invalidate(a);
 		break;
-	case SOP_PRUNE:
+	case OP_PRUNE:
 		dcsim_prune(s->cache, op->n);
 		break;
-	case SOP_SHRINK_ALL:
+	case OP_SHRINK_ALL:
 		dcsim_shrink_all(s->cache);
 		break;
-	case SOP_DGET_PARENT:
+	case OP_DGET_PARENT:
 		slot[op->dst] = a ? dcsim_dget_parent(a) : NULL;
 		break;
-	case SOP_SET_FLAGS:
+	case OP_SET_FLAGS:
 		if (a)
 			dcsim_d_set_flags(a, op->n);
 		break;
-	case SOP_DPUT_UNOWNED:
+	case OP_DPUT_UNOWNED:
 		dcsim_dput(a);
 		slot[op->a] = NULL;
 		break;
-	case SOP_CREATE:
+	case OP_ALLOC_ADD:
 		slot[op->dst] = a ? dcsim_d_alloc(a, op->name) : NULL;
 		dcsim_explore_assert(!a || slot[op->dst]);
 		if (slot[op->dst])
 			dcsim_d_add(slot[op->dst], true);
 		break;
-	case SOP_WALK: {
+	case OP_WALK: {
 		char buf[WALK_MAX][16];
 		const char *names[WALK_MAX];
-		unsigned int n = dscn_split_path(op->name, buf, names);
+		unsigned int n = spec_split_path(op->name, buf, names);
 
 		slot[op->dst] = a ? dcsim_path_walk(a, names, n, 0) : NULL;
 		/*
@@ -178,7 +162,7 @@ static void run_op(struct dscn *s, unsigned int tid, const struct sop *op)
 		dcsim_explore_assert(!slot[op->dst] || !dcsim_d_is_negative(slot[op->dst]));
 		break;
 	}
-	case SOP_INSTANTIATE:
+	case OP_CREATE:
 		/* a scenario instantiates only a negative it holds: it must work */
 		if (a) {
 			struct dcsim_dentry *p = dcsim_d_parent(a);
@@ -188,7 +172,7 @@ static void run_op(struct dscn *s, unsigned int tid, const struct sop *op)
 			dcsim_inode_unlock(p);
 		}
 		break;
-	case SOP_END:
+	case OP_END:
 		break;
 	}
 }
@@ -230,15 +214,15 @@ static bool in_call(const struct dscn *s, unsigned int u)
 static void post_overlap(struct dscn_post *p, const struct sop *op, struct dcsim_dentry **slot)
 {
 	switch (op->kind) {
-	case SOP_WALK:
+	case OP_WALK:
 		postcond_skip(&p->pc, "a path walk overlapped it");
 		break;
-	case SOP_DPUT_UNOWNED:
+	case OP_DPUT_UNOWNED:
 		postcond_skip(&p->pc, "a put without a reference overlapped it");
 		break;
-	case SOP_DROP:
-	case SOP_DELETE:
-	case SOP_INVALIDATE:
+	case OP_DROP:
+	case OP_DELETE:
+	case OP_INVALIDATE:
 		if (p->target && slot[op->a] == p->target)
 			postcond_skip(&p->pc, "another thread unhashed the target meanwhile");
 		break;
@@ -261,7 +245,7 @@ static void post_begin_alone(void *argp)
 	struct dscn_post *p = &s->post[a->tid];
 	const struct sop *op = &s->def->prog[a->tid][s->nr_ran[a->tid]];
 
-	postcond_begin(&p->pc, op->kind == SOP_INVALIDATE ? POSTCOND_INVALIDATE : POSTCOND_SHRINK_ALL,
+	postcond_begin(&p->pc, op->kind == OP_INVALIDATE ? POSTCOND_INVALIDATE : POSTCOND_SHRINK_ALL,
 		       p->target);
 	for (unsigned int u = 0; u < NTHREADS; u++) {
 		if (u == a->tid)
@@ -280,8 +264,8 @@ static void post_begin(struct dscn *s, unsigned int tid, const struct sop *op)
 	struct dscn_post *p = &s->post[tid];
 
 	p->on = true;
-	p->target = op->kind == SOP_INVALIDATE ? s->slot[tid][op->a] : NULL;
-	if (op->kind == SOP_INVALIDATE && !p->target) {
+	p->target = op->kind == OP_INVALIDATE ? s->slot[tid][op->a] : NULL;
+	if (op->kind == OP_INVALIDATE && !p->target) {
 		p->on = false;
 		return;
 	}
@@ -370,12 +354,12 @@ static void post_note(struct dscn *s, unsigned int tid, const struct sop *op, bo
 			continue;
 		}
 		switch (op->kind) {
-		case SOP_LOOKUP:
-		case SOP_LOOKUP_HIT:
-		case SOP_LOOKUP_MISS:
-		case SOP_CREATE:
-		case SOP_DGET_PARENT:
-		case SOP_WALK:
+		case OP_LOOKUP:
+		case OP_LOOKUP_HIT:
+		case OP_LOOKUP_MISS:
+		case OP_ALLOC_ADD:
+		case OP_DGET_PARENT:
+		case OP_WALK:
 			/* a reference this thread now holds */
 			a.d = s->slot[tid][op->dst];
 			if (a.d)
@@ -393,9 +377,9 @@ static void dscn_thread(void *state, unsigned int tid)
 
 	if (s->broken)
 		return;
-	for (unsigned int i = 0; i < MAXOPS && s->def->prog[tid][i].kind != SOP_END; i++) {
+	for (unsigned int i = 0; i < MAXOPS && s->def->prog[tid][i].kind != OP_END; i++) {
 		const struct sop *op = &s->def->prog[tid][i];
-		bool post = op->kind == SOP_INVALIDATE || op->kind == SOP_SHRINK_ALL;
+		bool post = op->kind == OP_INVALIDATE || op->kind == OP_SHRINK_ALL;
 
 		/* Only the running logical thread ticks the clock: no schedule point. */
 		s->t_begin[tid][i] = ++s->clock;
