@@ -19,7 +19,7 @@
 #include <dcsim/explore-dcache.h>
 #include <dcsim/explore.h>
 
-#include "dcache-scenarios.h"
+#include "scenario.h"
 #include "spec.h"
 
 /* Only the used part: an exploration copies the spec thousands of times. */

@@ -37,7 +37,7 @@
 #include <dcsim/strategy.h>
 #include <dcsim/warn.h>
 
-#include "dcache-scenarios.h"
+#include "scenario.h"
 #include "spec.h"
 
 const char *dcsim_dcache_scenario_name(enum dcsim_dcache_scenario scn)
@@ -400,16 +400,6 @@ static void dscn_thread(void *state, unsigned int tid)
 }
 
 /* ---- the check at quiescence ---- */
-
-const struct dcsim_dentry_state *dscn_find(const struct dcsim_cache_snapshot *snap, uint64_t id)
-{
-	if (!id)
-		return NULL;
-	for (size_t i = 0; i < snap->nr; i++)
-		if (snap->dentries[i].id == id)
-			return &snap->dentries[i];
-	return NULL;
-}
 
 static void dscn_check(void *state)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#ifndef DCSIM_CHECKER_DCACHE_SCENARIOS_H
-#define DCSIM_CHECKER_DCACHE_SCENARIOS_H
+#ifndef DCSIM_CHECKER_SCENARIO_H
+#define DCSIM_CHECKER_SCENARIO_H
 
 /*
  * Internals of the dentry cache scenarios: what a scenario is (struct
@@ -151,4 +151,4 @@ void dscn_check_spec(struct dscn *s, const struct dcsim_cache_snapshot *snap);
 /* Shrinker trylock failures so far (a skip has no serial equivalent). */
 uint64_t dscn_lru_skips(void);
 
-#endif /* DCSIM_CHECKER_DCACHE_SCENARIOS_H */
+#endif /* DCSIM_CHECKER_SCENARIO_H */
