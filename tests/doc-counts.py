@@ -36,7 +36,7 @@ TENS = {"twenty": 20, "thirty": 30, "forty": 40}
 NUM = r"(\d+|(?:twenty|thirty|forty)(?:-(?:one|two|three|four|five|six|seven|eight|nine))?|" + \
       "|".join(WORDS) + r")"
 PHRASES = {
-    "scenarios": re.compile(NUM + r"\s+dentry\s+cache\s+scenarios\b", re.I),
+    "scenarios": re.compile(NUM + r"\s+dentry[\s-]+cache\s+scenarios\b", re.I),
     "strategies": re.compile(NUM + r"\s+built-in\s+strategies\b", re.I),
 }
 HISTORY_WORDS = re.compile(r"\bissues?\s+#?\d+|\bsessions?\b|\bthe\s+lead\b|\blead's\b|"
