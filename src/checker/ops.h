@@ -5,7 +5,7 @@
 /*
  * The checkers' one vocabulary of cache operations: the steps of a trace
  * (diff.h, trace.c, docs/trace-format.md) and the calls of a scenario's
- * programs (dcache-scenarios.h) are both enum spec_op, and both run on the
+ * programs (scenario.h) are both enum spec_op, and both run on the
  * executable spec through one dispatcher, spec_apply() (spec-op.c).
  *
  * The trace operations come first, in the trace language's order (the
