@@ -1,20 +1,30 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""The layering test: every #include of src/, include/ and kernel-code/
-must go down (or sideways within a layer), never up.
+"""The layering test: every edge between the layers of src/, include/ and
+kernel-code/ goes down (or sideways within a layer), never up, both as
+written (#include lines) and as linked (the undefined symbols of each built
+object against the layer of the object that defines them).
 
-    layering.py SOURCE_ROOT     check the tree; print each wrong edge as
-                                FILE:LINE: FROM-LAYER -> TO-LAYER: INCLUDE
+    layering.py SOURCE_ROOT [BUILD_DIR]
+                                check the tree's includes and, given a meson
+                                build directory, its objects' link edges
+                                (its compile_commands.json names them; nm
+                                reads them); print each wrong edge as
+                                FILE:LINE: FROM-LAYER -> TO-LAYER: INCLUDE or
+                                FILE: FROM-LAYER -> TO-LAYER: calls SYMBOL
     layering.py --self-test     build small trees with one wrong edge each
-                                (and one clean tree) and check that the
-                                checker fails exactly those
+                                (and one clean tree), one of them an up-call
+                                by link name compiled with cc, and check that
+                                the checker fails exactly those
 
-The layers, bottom up (docs/design.md, "Layers"):
+A folder of src/ is a layer.  The layers, bottom up (docs/design.md, "Layers"):
 
-    util             src/base/rng.h, src/base/report.h: header-only helpers with no
-                     project include
-    public-base      the primitives' public headers (<dcsim/atomic.h> ...)
-    primitives       src/base/: spinlock, lockref, HTM, RCU, threads
+    public-base      the primitives' public headers (<dcsim/atomic.h> ...,
+                     and the flavour's <dcsim/flavour/*.h>)
+    public-hooks     <dcsim/describe.h>: what the engine asks of the code
+                     it checks (an object describer), registered from below
+    primitives       src/base/: spinlock, lockref, HTM, RCU, threads, and
+                     the hook table the engine registers (hooks.h)
     public-model     <dcsim/dentry.h>, <dcsim/cache.h>, <dcsim/strategy.h>,
                      <dcsim/dcache-cover.h>, <dcsim/namei.h>
     model            src/model/: the dentry cache and its dput strategies
@@ -27,59 +37,83 @@ The layers, bottom up (docs/design.md, "Layers"):
                      simulated HTM backend; knows no dentry
     public-checker   <dcsim/checker.h>, <dcsim/explore-dcache.h>
     checker          src/checker/: spec, trace language, suites, scenarios
-    tests            tests/: never included from the layers above
+    tests            tests/: never included from, or called by, the layers
 
-Rules are data (LAYERS, MAY_INCLUDE); an include that resolves to no file
-of the tree and looks like the project's own ("quoted", or <dcsim/...>,
-<kc/...>, <linux/...>) fails too, so a moved header cannot make an edge
-vanish.  Exit 0 clean, 1 wrong edges, 2 usage.
+A lower layer that must let a higher one watch or steer it calls through
+the hook table of src/base/hooks.h, which the engine registers; a call by
+name is an up-call even when no #include shows it (a prototype written in
+place, or one in a header of a layer the caller may include).
+
+Rules are data (FOLDERS, HEADERS, MAY_INCLUDE, MAY_CALL); an include that
+resolves to no file of the tree and looks like the project's own
+("quoted", or <dcsim/...>, <kc/...>, <linux/...>) fails too, so a moved
+header cannot make an edge vanish.  Exit 0 clean, 1 wrong edges, 2 usage.
 """
 
 import fnmatch
+import json
 import os
 import re
+import shutil
+import subprocess
 import sys
 import tempfile
 
 # ---- the rule table ---------------------------------------------------------
 
-# (layer, path patterns relative to the source root); first match wins.
-LAYERS = [
-    ("util", ["src/base/rng.h", "src/base/report.h"]),
-    ("public-base", ["include/dcsim/atomic.h", "include/dcsim/compiler.h",
-                     "include/dcsim/config.h", "include/dcsim/flavour.h",
-                     "include/dcsim/htm.h", "include/dcsim/spinlock.h",
-                     "include/dcsim/lockref.h", "include/dcsim/rcu.h",
-                     "include/dcsim/parse.h", "include/dcsim/sched.h",
-                     "include/dcsim/stats.h", "include/dcsim/warn.h"]),
-    ("public-model", ["include/dcsim/dentry.h", "include/dcsim/cache.h",
-                      "include/dcsim/strategy.h", "include/dcsim/dcache-cover.h",
-                      "include/dcsim/namei.h"]),
-    ("public-hooks", ["include/dcsim/describe.h", "include/dcsim/lockdep.h"]),
-    ("public-engine", ["include/dcsim/explore.h"]),
-    ("public-checker", ["include/dcsim/checker.h", "include/dcsim/explore-dcache.h"]),
-    ("engine", ["src/engine/*"]),
-    ("checker", ["src/checker/*"]),
-    ("model", ["src/model/*"]),
-    ("primitives", ["src/base/*"]),
-    ("kernel-code", ["kernel-code/*"]),
-    ("tests", ["tests/*"]),
-]
+# A folder is a layer: every file under it (the longest folder wins).
+FOLDERS = {
+    "src/base": "primitives",
+    "src/model": "model",
+    "src/engine": "engine",
+    "src/checker": "checker",
+    "kernel-code": "kernel-code",
+    "tests": "tests",
+}
+# The public headers share one folder (the installed <dcsim/...>), so each
+# is placed by name; a new header must be added here.
+HEADERS = {
+    "public-base": ["include/dcsim/atomic.h", "include/dcsim/compiler.h",
+                    "include/dcsim/config.h", "include/dcsim/flavour.h",
+                    "include/dcsim/htm.h", "include/dcsim/spinlock.h",
+                    "include/dcsim/lockref.h", "include/dcsim/rcu.h",
+                    "include/dcsim/parse.h", "include/dcsim/sched.h",
+                    "include/dcsim/stats.h", "include/dcsim/warn.h",
+                    "include/dcsim/flavour/*"],
+    "public-model": ["include/dcsim/dentry.h", "include/dcsim/cache.h",
+                     "include/dcsim/strategy.h", "include/dcsim/dcache-cover.h",
+                     "include/dcsim/namei.h"],
+    "public-hooks": ["include/dcsim/describe.h", "include/dcsim/lockdep.h"],
+    "public-engine": ["include/dcsim/explore.h"],
+    "public-checker": ["include/dcsim/checker.h", "include/dcsim/explore-dcache.h"],
+}
 
 # Which layers a file of each layer may include (its own always).
 MAY_INCLUDE = {
-    "util": [],
     "public-base": [],
     "public-model": ["public-base"],
     "public-hooks": ["public-base"],
     "public-engine": ["public-base"],
     "public-checker": ["public-base", "public-model", "public-engine"],
-    "primitives": ["util", "public-base"],
-    "model": ["util", "public-base", "primitives", "public-model", "public-hooks"],
+    "primitives": ["public-base", "public-hooks"],
+    "model": ["public-base", "primitives", "public-model", "public-hooks"],
     "kernel-code": ["public-base", "public-model", "model"],
-    "engine": ["util", "public-base", "primitives", "public-hooks", "public-engine"],
-    "checker": ["util", "public-base", "public-model", "public-engine", "public-checker"],
+    "engine": ["public-base", "primitives", "public-hooks", "public-engine"],
+    "checker": ["public-base", "primitives", "public-model", "public-engine",
+                "public-checker"],
     "tests": None,  # not scanned: tests may use every layer
+}
+
+# Which layers' functions and data the objects of each layer may use by
+# name (their own always).  Objects outside the layers (tests/, tools/,
+# bench/) are not checked as callers; as definers they are "tests" or
+# "outside", which no layer may call.
+MAY_CALL = {
+    "primitives": [],
+    "model": ["primitives"],
+    "kernel-code": ["primitives", "model"],
+    "engine": ["primitives"],
+    "checker": ["primitives", "model", "kernel-code", "engine"],
 }
 
 # The folders whose files are read.
@@ -92,8 +126,11 @@ QUOTE_DIRS = {"src/": ["src"], "kernel-code/": ["kernel-code", "src/model"]}
 # <...> prefixes that name the project's headers: these must resolve.
 OWN_ANGLE = ("dcsim/", "kc/", "linux/")
 # Generated at configure time: its layer, without a file in the tree
-# (kc-corpus.h: corpus/corpus.py, the corpus variants).
-GENERATED = {"include/dcsim/config.h", "kernel-code/kc-corpus.h"}
+# (kc-corpus.h: corpus/corpus.py, the corpus variants; <dcsim/flavour/*.h>:
+# copied from include/dcsim/flavour/normal/ or instrumented/).
+GENERATED = {"include/dcsim/config.h", "kernel-code/kc-corpus.h",
+             "include/dcsim/flavour/atomic.h", "include/dcsim/flavour/spinlock.h",
+             "include/dcsim/flavour/htm.h"}
 
 # Wrong edges allowed for now, each (file, included file) with why; one
 # that no longer exists fails ("stale waiver"), so the list can only
@@ -108,11 +145,15 @@ CLOSE = {'"': '"', "<": ">"}
 
 
 def layer_of(rel):
-    for name, pats in LAYERS:
+    for name, pats in HEADERS.items():
         for p in pats:
             if fnmatch.fnmatchcase(rel, p):
                 return name
-    return None
+    best = None
+    for folder, name in FOLDERS.items():
+        if rel.startswith(folder + "/") and (best is None or len(folder) > len(best[0])):
+            best = (folder, name)
+    return best[1] if best else None
 
 
 def resolve(root, rel, kind, target):
@@ -142,7 +183,7 @@ def scan(root):
                 rel = os.path.relpath(os.path.join(d, f), root)
                 src_layer = layer_of(rel)
                 if src_layer is None:
-                    errors.append(f"{rel}:1: not in any layer (add it to LAYERS)")
+                    errors.append(f"{rel}:1: not in any layer (add its folder to FOLDERS, or it to HEADERS)")
                     continue
                 allowed = set(MAY_INCLUDE[src_layer] or []) | {src_layer}
                 with open(os.path.join(root, rel), errors="replace") as fh:
@@ -174,8 +215,68 @@ def scan(root):
     return errors, seen
 
 
-def check(root, pending_must_exist=True):
+def object_layer(root, build, entry):
+    """The layer of one compile_commands.json entry's object, by its source:
+    a file of the tree, or one generated into the build directory (placed
+    as if it were at the same path in the tree)."""
+    src = os.path.normpath(os.path.join(entry["directory"], entry["file"]))
+    for base in (root, build):
+        rel = os.path.relpath(src, base)
+        if not rel.startswith(".."):
+            return rel, layer_of(rel) or rel.split(os.sep)[0]
+    return src, "outside"
+
+
+def link_scan(root, build):
+    """Return errors: objects that use a symbol defined in a layer they may
+    not call.  Only global symbols are seen (nm -P: U undefined; any other
+    upper-case type, or a weak one, defined)."""
+    path = os.path.join(build, "compile_commands.json")
+    try:
+        with open(path) as fh:
+            entries = json.load(fh)
+    except (OSError, ValueError) as e:
+        return [f"{path}: cannot read the build's objects: {e}"]
+    objs = {}
+    for e in entries:
+        out = os.path.normpath(os.path.join(e["directory"], e["output"]))
+        if not os.path.isfile(out):
+            return [f"{out}: not built (build the tree before its link edges are checked)"]
+        objs[out] = object_layer(root, build, e)
+    defined = {}    # symbol -> layers defining it
+    used = {}       # (source, layer) -> symbols it leaves undefined
+    names = sorted(objs)
+    for i in range(0, len(names), 200):
+        run = subprocess.run(["nm", "-A", "-P"] + names[i:i + 200],
+                             capture_output=True, text=True)
+        if run.returncode:
+            return [f"nm failed ({run.returncode}): {run.stderr.strip()}"]
+        for line in run.stdout.splitlines():
+            obj, _, rest = line.rpartition(": ")
+            fields = rest.split()
+            if len(fields) < 2 or obj not in objs:
+                continue
+            sym, kind = fields[0], fields[1]
+            if kind == "U":
+                used.setdefault(objs[obj], set()).add(sym)
+            elif kind.isupper() or kind in "vw":
+                defined.setdefault(sym, set()).add(objs[obj][1])
+    errors = set()
+    for (rel, layer), syms in used.items():
+        if layer not in MAY_CALL:
+            continue
+        allowed = set(MAY_CALL[layer]) | {layer}
+        for sym in syms:
+            where = defined.get(sym)
+            if where and not where & allowed:
+                errors.add(f"{rel}: {layer} -> {'/'.join(sorted(where))}: calls {sym} by name")
+    return sorted(errors)
+
+
+def check(root, pending_must_exist=True, build=None):
     errors, seen = scan(root)
+    if build:
+        errors += link_scan(root, build)
     if pending_must_exist:
         for edge in sorted(set(PENDING) - seen):
             errors.append(f"{edge[0]}:1: stale waiver: no include of {edge[1]} any more; "
@@ -231,6 +332,63 @@ BAD = {
 }
 
 
+# Link trees: small C files compiled with cc, the edges seen only by nm
+# (prototypes written in place, no #include).
+LINK_CLEAN = {
+    "src/base/lockref.c": "int base_fn(void);\nint base_fn(void) { return 1; }\n",
+    "src/model/cache.c": "int base_fn(void);\nint model_fn(void);\n"
+                         "int model_fn(void) { return base_fn(); }\n",
+    "src/engine/sched.c": "int base_fn(void);\nint engine_fn(void);\nint engine_state;\n"
+                          "int engine_fn(void) { return base_fn(); }\n",
+    "src/checker/diff.c": "int model_fn(void);\nint engine_fn(void);\nint checker_fn(void);\n"
+                          "int checker_fn(void) { return model_fn() + engine_fn(); }\n",
+    "tests/unit/t.c": "int checker_fn(void);\nint main(void) { return checker_fn(); }\n",
+}
+
+LINK_BAD = {
+    "primitives -> engine (link)": (
+        "src/base/lockref.c",
+        "int engine_fn(void);\nint base_up(void);\nint base_up(void) { return engine_fn(); }\n",
+        "primitives -> engine: calls engine_fn"),
+    "model -> engine data (link)": (
+        "src/model/cache.c",
+        "extern int engine_state;\nint model_up(void);\nint model_up(void) { return engine_state; }\n",
+        "model -> engine: calls engine_state"),
+    "engine -> checker (link)": (
+        "src/engine/sched.c",
+        "int checker_fn(void);\nint engine_up(void);\nint engine_up(void) { return checker_fn(); }\n",
+        "engine -> checker: calls checker_fn"),
+    "model -> tests (link)": (
+        "src/model/cache.c",
+        "int main(void);\nint model_up(void);\nint model_up(void) { return main(); }\n",
+        "model -> tests: calls main"),
+}
+
+
+def make_link_tree(base, extra=None):
+    """Write LINK_CLEAN (plus @extra), compile each file with cc into
+    base/build, and write the compile_commands.json the checker reads."""
+    files = dict(LINK_CLEAN)
+    if extra:
+        path, text = extra
+        files[path] = files[path] + text
+    build = os.path.join(base, "build")
+    os.makedirs(build, exist_ok=True)
+    entries = []
+    for rel, text in files.items():
+        p = os.path.join(base, rel)
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        with open(p, "w") as fh:
+            fh.write(text)
+        out = rel.replace("/", "_") + ".o"
+        subprocess.run([os.environ.get("CC", "cc"), "-c", "-o", os.path.join(build, out), p],
+                       check=True)
+        entries.append({"directory": build, "file": os.path.join("..", rel), "output": out})
+    with open(os.path.join(build, "compile_commands.json"), "w") as fh:
+        json.dump(entries, fh)
+    return build
+
+
 def make_tree(base, extra=None):
     files = dict(CLEAN)
     if extra:
@@ -263,26 +421,47 @@ def self_test():
             elif len(errs) != 1:
                 print(f"FAIL: {name}: {len(errs)} errors, want exactly the planted one")
                 failed += 1
+        # link edges: a clean compiled tree, then one up-call by name each
+        if not shutil.which(os.environ.get("CC", "cc")) or not shutil.which("nm"):
+            print("FAIL: the link self-test needs cc and nm")
+            failed += 1
+        else:
+            t = os.path.join(tmp, "link-clean")
+            print("-- link: clean tree")
+            if check(t, pending_must_exist=False, build=make_link_tree(t)):
+                print("FAIL: the clean link tree has wrong edges")
+                failed += 1
+            for name, (path, text, want) in LINK_BAD.items():
+                t = os.path.join(tmp, re.sub(r"\W+", "-", name))
+                print(f"-- {name}")
+                errs = check(t, pending_must_exist=False, build=make_link_tree(t, (path, text)))
+                if not any(want in e and path in e for e in errs):
+                    print(f"FAIL: {name}: no error naming '{want}' in {path}")
+                    failed += 1
+                elif len(errs) != 1:
+                    print(f"FAIL: {name}: {len(errs)} errors, want exactly the planted one")
+                    failed += 1
         # the waiver list cannot outlive its edges
         print("-- stale waiver")
         if not check(clean, pending_must_exist=True) and PENDING:
             print("FAIL: a waiver of an edge the tree does not have passed")
             failed += 1
-    print("self-test:", "FAIL" if failed else "ok", f"({len(BAD) + 2} trees)")
+    print("self-test:", "FAIL" if failed else "ok", f"({len(BAD) + len(LINK_BAD) + 3} trees)")
     return 1 if failed else 0
 
 
 def main(argv):
     if len(argv) == 2 and argv[1] == "--self-test":
         return self_test()
-    if len(argv) != 2 or not os.path.isdir(argv[1]):
+    if len(argv) not in (2, 3) or not all(os.path.isdir(a) for a in argv[1:]):
         print(__doc__.split("\n\n")[1], file=sys.stderr)
         return 2
-    errors = check(os.path.abspath(argv[1]))
+    build = os.path.abspath(argv[2]) if len(argv) == 3 else None
+    errors = check(os.path.abspath(argv[1]), build=build)
     if errors:
         print(f"layering: {len(errors)} wrong edge(s); the rules are at the top of {argv[0]}")
         return 1
-    print("layering: ok")
+    print("layering: ok" + (" (includes and link edges)" if build else " (includes)"))
     return 0
 
 

@@ -11,8 +11,8 @@
  * map onto the GCC __atomic builtins, so the compiler can neither tear nor
  * fuse them and ThreadSanitizer sees every one.
  *
- * In the instrumented build (meson -Dinstrument=true, DCSIM_INSTRUMENT set in
- * <dcsim/config.h>) every macro first calls dcsim_sched_point().  The
+ * In the instrumented build (meson -Dinstrument=true, which installs its own
+ * <dcsim/flavour/atomic.h>) every macro first calls dcsim_sched_point().  The
  * deterministic explorer uses that call to decide which logical thread runs
  * next, and the simulated HTM uses it to log stores for rollback and to
  * inject aborts.  Code that bypasses this header is invisible to both, which
@@ -57,27 +57,12 @@ enum dcsim_access {
 	DCSIM_ACC_NR
 };
 
-#if DCSIM_INSTRUMENT
-/**
- * dcsim_sched_point() - hook called before each shared access (instrumented build)
- * @acc:  kind of access
- * @addr: address about to be accessed (NULL for fences)
- * @size: bytes accessed
- * @func: function making the access, for interleaving traces
- * @line: source line of the access
- *
- * Without an active explorer this returns at once.  Inside a simulated
- * transaction it never yields; it logs stores for rollback and may abort.
+/*
+ * The build flavour's part (<dcsim/flavour/atomic.h>): dcsim_sp_point(acc, p)
+ * and dcsim_sp_fence(acc), the hook each macro below calls first.  Nothing
+ * in the normal build; a call of dcsim_sched_point() in the instrumented one.
  */
-DCSIM_API void dcsim_sched_point(enum dcsim_access acc, const volatile void *addr,
-				 unsigned int size, const char *func, int line);
-#define dcsim_sp_point(acc, p) \
-	dcsim_sched_point((acc), (p), (unsigned int)sizeof(*(p)), __func__, __LINE__)
-#define dcsim_sp_fence(acc) dcsim_sched_point((acc), NULL, 0u, __func__, __LINE__)
-#else
-#define dcsim_sp_point(acc, p)	((void)0)
-#define dcsim_sp_fence(acc)	((void)0)
-#endif
+#include <dcsim/flavour/atomic.h>
 
 /* Relaxed single-copy-atomic accesses: the kernel's READ_ONCE/WRITE_ONCE. */
 #define DCSIM_READ_ONCE(x) __extension__ ({					\

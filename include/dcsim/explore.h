@@ -414,4 +414,13 @@ DCSIM_API const char *dcsim_explore_mode_name(enum dcsim_explore_mode mode);
 /** dcsim_explore_scale() - DCSIM_EXPLORE_SCALE (default 1): soak multiplier. */
 DCSIM_API unsigned long dcsim_explore_scale(void);
 
+/**
+ * dcsim_htm_sim_select() - route every dcsim_htm_begin() of threads that are
+ * not explorer threads to the simulated backend too (also DCSIM_HTM=sim).
+ * Such a begin refuses to run: it prints why and aborts the process, since
+ * a simulated transaction is only atomic when one thread runs at a time.
+ */
+DCSIM_API void dcsim_htm_sim_select(bool on);
+DCSIM_API bool dcsim_htm_sim_selected(void);
+
 #endif /* DCSIM_EXPLORE_H */

@@ -29,14 +29,13 @@
 #define DCSIM_FLAVOUR_NORMAL	1u
 #define DCSIM_FLAVOUR_INSTRUMENTED	2u
 
-/* The flavour of the headers being compiled. */
-#if DCSIM_INSTRUMENT
-#define DCSIM_HEADER_FLAVOUR	DCSIM_FLAVOUR_INSTRUMENTED
-#else
-#define DCSIM_HEADER_FLAVOUR	DCSIM_FLAVOUR_NORMAL
-#endif
+/*
+ * DCSIM_HEADER_FLAVOUR, the flavour of the headers being compiled, is one
+ * of the two above; <dcsim/config.h>, which each flavour generates and
+ * installs for itself, defines it.
+ */
 
-/** dcsim_library_flavour() - DCSIM_FLAVOUR_NORMAL or _CHECK: how the library was built. */
+/** dcsim_library_flavour() - DCSIM_FLAVOUR_NORMAL or _INSTRUMENTED: how the library was built. */
 DCSIM_API unsigned int dcsim_library_flavour(void);
 
 /**

@@ -37,10 +37,6 @@
 #include <dcsim/compiler.h>
 #include <dcsim/config.h>
 
-#if DCSIM_INSTRUMENT
-#include <setjmp.h>
-#endif
-
 typedef uint64_t dcsim_htm_status_t;
 
 #define DCSIM_HTM_STARTED	(~(dcsim_htm_status_t)0)
@@ -146,83 +142,12 @@ DCSIM_API const char *dcsim_htm_cause_name(enum dcsim_htm_cause cause);
 DCSIM_API void dcsim_htm_get_info(struct dcsim_htm_info *info);
 
 /*
- * dcsim_htm_abort(code) - abort the current transaction with an 8-bit
- * constant code.  Only valid inside a started transaction.
+ * The build flavour's part (<dcsim/flavour/htm.h>): in the instrumented
+ * build the simulated backend and a dcsim_htm_begin() macro that can resume
+ * after a simulated abort; in both, dcsim_htm_sim_abort_if_active() and
+ * dcsim_htm_sim_end_if_active() for dcsim_htm_abort() and dcsim_htm_end().
  */
-#if DCSIM_INSTRUMENT
-DCSIM_API bool dcsim_htm_sim_in_txn(void);
-DCSIM_API __attribute__((noreturn)) void dcsim_htm_sim_abort(uint8_t code);
-DCSIM_API void dcsim_htm_sim_end(void);
-
-/*
- * The simulated backend (instrumented build).  A simulated status has the x86 RTM
- * layout in its low 32 bits and DCSIM_HTM_SIM_MARK above them, so that
- * dcsim_htm_decode() recognises it whatever hardware backend was compiled.
- */
-#define DCSIM_HTM_SIM_MARK		((dcsim_htm_status_t)1 << 32)
-#define DCSIM_HTM_SIM_STATUS(st)	(((st) >> 32) == 1)
-
-/**
- * dcsim_htm_sim_select() - route every dcsim_htm_begin() of threads that are
- * not explorer threads to the simulated backend too (also DCSIM_HTM=sim).
- * Such a begin refuses to run: it prints why and aborts the process, since
- * a simulated transaction is only atomic when one thread runs at a time.
- */
-DCSIM_API void dcsim_htm_sim_select(bool on);
-DCSIM_API bool dcsim_htm_sim_selected(void);
-
-/*
- * Internal to the dcsim_htm_begin() macro below.  dcsim_htm_sim_prepare()
- * returns the calling logical thread's jump buffer when a new simulated
- * transaction is to start (it is a schedule point), NULL when the ordinary
- * function must decide (hardware, HTM off, or a nested begin).
- */
-DCSIM_API jmp_buf *dcsim_htm_sim_prepare(const char *func, int line);
-DCSIM_API dcsim_htm_status_t dcsim_htm_sim_start(void *cfa, void *ra);
-DCSIM_API dcsim_htm_status_t dcsim_htm_sim_resume(void);
-
-/*
- * dcsim_htm_begin() in the instrumented build.  Hardware returns from XBEGIN a
- * second time on abort with every store undone; the simulation gets the
- * second return from setjmp(), which must therefore be called in the frame
- * of the code that begins the transaction: hence a macro.  Two rules follow
- * that hardware does not impose: the function that begins a transaction
- * must not return before it ends (its frame is the jump target), and the
- * transaction body must not change local variables that the abort path
- * reads (setjmp restores registers, not the stack; shared memory written
- * through <dcsim/atomic.h> is rolled back exactly).  Callers in the library
- * keep both; -Wclobbered is off in the instrumented build because it cannot tell.
- * The first rule is checked: begin records its frame (the CFA and return
- * address of the function it expands in), and a commit or an abort whose
- * frame is no longer on the stack (a helper that wraps dcsim_htm_begin()
- * and returns the status) fails the execution with a message naming the
- * rule, instead of resuming in a dead frame.
- * (dcsim_htm_begin)() is the exported function, used when the macro
- * decides that no simulated transaction is to start.
- */
-#define dcsim_htm_begin() __extension__ ({					\
-	dcsim_htm_status_t dcsim_hst_;						\
-	jmp_buf *dcsim_jb_ = dcsim_htm_sim_prepare(__func__, __LINE__);	\
-	if (!dcsim_jb_) {							\
-		/* Bind our PLT slot for dcsim_htm_end() outside the txn. */	\
-		(void)dcsim_htm_sim_in_txn();					\
-		dcsim_hst_ = (dcsim_htm_begin)();				\
-	} else if (setjmp(*dcsim_jb_) == 0)					\
-		dcsim_hst_ = dcsim_htm_sim_start(__builtin_dwarf_cfa(),	\
-						  __builtin_return_address(0));	\
-	else									\
-		dcsim_hst_ = dcsim_htm_sim_resume();				\
-	dcsim_hst_;								\
-})
-
-#define dcsim_htm_sim_abort_if_active(code)					\
-	do {									\
-		if (dcsim_htm_sim_in_txn())					\
-			dcsim_htm_sim_abort(code);				\
-	} while (0)
-#else
-#define dcsim_htm_sim_abort_if_active(code)	do { } while (0)
-#endif
+#include <dcsim/flavour/htm.h>
 
 /*
  * The commit and abort instructions are emitted inline, by hand-encoded
@@ -256,16 +181,16 @@ DCSIM_API dcsim_htm_status_t dcsim_htm_sim_resume(void);
 /** dcsim_htm_end() - commit the current transaction; counts the commit. */
 static inline void dcsim_htm_end(void)
 {
-#if DCSIM_INSTRUMENT
-	if (dcsim_htm_sim_in_txn()) {
-		dcsim_htm_sim_end();
+	if (dcsim_htm_sim_end_if_active())
 		return;
-	}
-#endif
 	dcsim_htm_hw_end();
 	dcsim_htm_count_commit();
 }
 
+/*
+ * dcsim_htm_abort(code) - abort the current transaction with an 8-bit
+ * constant code.  Only valid inside a started transaction.
+ */
 #define dcsim_htm_abort(code)							\
 	do {									\
 		dcsim_htm_sim_abort_if_active(code);				\

@@ -40,23 +40,7 @@ struct dcsim_lock_class {
 	const char *name;	/* "d_lock", printed in reports */
 };
 
-#if DCSIM_INSTRUMENT
-/**
- * dcsim_lock_set_class() - @lock, a dcsim_spinlock_t, is of class @cls
- * (NULL: not validated).  A later registration of the same address wins.
- */
-DCSIM_API void dcsim_lock_set_class(const void *lock, const struct dcsim_lock_class *cls);
-
-/**
- * dcsim_lock_set_class_array() - the @n locks at @first, @stride bytes
- * apart (the lock of each element of an array), are of class @cls.
- */
-DCSIM_API void dcsim_lock_set_class_array(const void *first, size_t n, size_t stride,
-					  const struct dcsim_lock_class *cls);
-#else
-#define dcsim_lock_set_class(lock, cls)	((void)(lock), (void)(cls))
-#define dcsim_lock_set_class_array(first, n, stride, cls) \
-	((void)(first), (void)(n), (void)(stride), (void)(cls))
-#endif
+/* The build flavour's registration calls: nothing in the normal build. */
+#include <dcsim/flavour/lockdep.h>
 
 #endif /* DCSIM_LOCKDEP_H */

@@ -14,8 +14,8 @@
  * time: dcsim_spin_value_unlocked() mirrors arch_spin_value_unlocked().
  *
  * Ordering: lock is an acquire, unlock a release.  All accesses go through
- * <dcsim/atomic.h>, so every lock operation is a schedule point in the check
- * build.
+ * <dcsim/atomic.h>, so every lock operation is a schedule point in the
+ * instrumented build.
  */
 
 #include <sched.h>
@@ -78,52 +78,11 @@ enum dcsim_spin_event {
  */
 #define DCSIM_LOCK_SUBCLASS_MAX	8
 
-#if DCSIM_INSTRUMENT
 /*
- * dcsim_spin_note() - tell the checkers what a lock operation did
- * @ev:       what happened
- * @lock:     the lock
- * @subclass: lockdep subclass of an acquisition (0 unless nested)
- * @func:     function that took it (the caller of dcsim_spin_lock())
- * @line:     its line
- *
- * Returns at once outside an exploration; never a schedule point.
+ * The build flavour's dcsim_spin_note(), dcsim_spin_assert_held() and
+ * dcsim_spin_site(): nothing in the normal build.
  */
-DCSIM_API void dcsim_spin_note(enum dcsim_spin_event ev, const dcsim_spinlock_t *lock,
-			       unsigned int subclass, const char *func, int line);
-
-/*
- * dcsim_spin_assert_held() - lockdep_assert_held() for the explorer
- * @lock: the lock
- * @lock_name: what the lock is, for the report ("the inode's i_lock")
- * @what: what the caller is doing ("detaching the inode of dentry")
- * @object: the name of what it does it to, or NULL
- *
- * In an exploration, a logical thread that does not hold @lock (as
- * dcsim_spin_note() saw it taken and released) fails the execution here:
- * "T<n>: @what '@object' without holding @lock_name (T<m> holds it)" or
- * "(nobody holds it)".  Returns at once when that
- * is not known: outside an exploration, inside a simulated transaction
- * (its locks are not tracked), or past the tracked number of held locks.
- * Never a schedule point.
- */
-DCSIM_API void dcsim_spin_assert_held(const dcsim_spinlock_t *lock, const char *lock_name,
-				       const char *what, const char *object);
-/*
- * dcsim_spin_site() - the next lock operations of the caller are made at
- * @func:@line (code whose lock calls go through wrappers names its own
- * place, as the kernel code's spin_lock() shims do); the explorer's
- * window-directed mode names lock-drop windows by it.  Never a schedule
- * point; nothing outside an exploration.
- */
-DCSIM_API void dcsim_spin_site(const char *func, int line);
-#else
-#define dcsim_spin_note(ev, lock, subclass, func, line) \
-	((void)(subclass), (void)(func), (void)(line))
-#define dcsim_spin_assert_held(lock, lock_name, what, object) \
-	((void)(lock), (void)(lock_name), (void)(what), (void)(object))
-#define dcsim_spin_site(func, line)	((void)0)
-#endif
+#include <dcsim/flavour/spinlock.h>
 
 #define DCSIM_SPINLOCK_UNLOCKED		((dcsim_spinlock_t){ .val = 0 })
 #define DCSIM_TICKET_SHIFT		16

@@ -38,23 +38,48 @@ int htm_try_exec(void (*fn)(void));
 /*
  * The simulated backend.  It takes the calls of the threads it owns (the
  * explorer's logical threads, and under DCSIM_HTM=sim every thread, which
- * it then refuses) before the hardware backend sees them.  The instrumented flavour
- * builds src/engine/htm-sim.c; the normal flavour has no simulated backend,
- * and these fold to constants, so its begin costs nothing more.
+ * it then refuses) before the hardware backend sees them.  It lives in the
+ * engine (src/engine/htm-sim.c), reached through the hook table
+ * (hooks.h); without a registered engine it owns no thread.  The normal
+ * flavour has no simulated backend, and these fold to constants, so its
+ * begin costs nothing more.
  */
 #if DCSIM_INSTRUMENT
+#include "hooks.h"
+
 /* Return: true if @env names the simulated backend ("sim"), now selected. */
-bool htm_sim_take_env(const char *env);
-bool htm_sim_owns_thread(void);
-/* For an owned thread: may it begin a transaction? */
-bool htm_sim_live(void);
+static inline bool htm_sim_take_env(const char *env)
+{
+	const struct dcsim_hooks *h = dcsim_hooks_get();
+
+	return h && h->htm_take_env(env);
+}
+
+static inline bool htm_sim_owns_thread(void)
+{
+	const struct dcsim_hooks *h = dcsim_hooks_get();
+
+	return h && h->htm_owns_thread();
+}
+
+/* For an owned thread (so with an engine): may it begin a transaction? */
+static inline bool htm_sim_live(void)
+{
+	return dcsim_hooks_get()->htm_live();
+}
+
 /* For an owned thread: dcsim_htm_begin() reached as a function (no frame to resume in). */
-dcsim_htm_status_t htm_sim_begin_nojmp(void);
+static inline dcsim_htm_status_t htm_sim_begin_nojmp(void)
+{
+	return dcsim_hooks_get()->htm_begin_nojmp();
+}
+
 /* Is a simulated status (RTM layout, whatever the hardware backend)? */
 static inline bool htm_sim_status(dcsim_htm_status_t st)
 {
 	return DCSIM_HTM_SIM_STATUS(st);
 }
+
 static inline bool htm_sim_in_txn(void)
 {
 	return dcsim_htm_sim_in_txn();

@@ -265,6 +265,12 @@ void dcsim_rcu_thread_exit(struct dcsim_thread *t)
 	rcu_tsan_thread_exit();
 }
 
+/* An exiting thread leaves RCU before thread.c frees its struct. */
+__attribute__((constructor)) static void rcu_thread_exit_ctor(void)
+{
+	dcsim_thread_exit_hook_set(dcsim_rcu_thread_exit);
+}
+
 /*
  * What rcu-read.h's inline read side does, for any thread and with the
  * TSan annotations: the library's hot paths use that one.

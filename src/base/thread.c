@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "internal.h"
-#include "rcu-internal.h"
 #include "thread.h"
 
 /* initial-exec: a plain %fs-relative access, no __tls_get_addr call per op. */
@@ -36,11 +35,21 @@ static void stats_add(struct dcsim_stats *sum, const struct dcsim_stats *s)
 			__atomic_load_n(&s->htm_explicit_code[i], __ATOMIC_RELAXED);
 }
 
+/* Set once at load time, before any thread can exit; read at each exit. */
+static void (*exit_hook)(struct dcsim_thread *t);
+
+void dcsim_thread_exit_hook_set(void (*fn)(struct dcsim_thread *t))
+{
+	__atomic_store_n(&exit_hook, fn, __ATOMIC_RELEASE);
+}
+
 static void thread_destroy(void *arg)
 {
 	struct dcsim_thread *t = arg, **pp;
+	void (*fn)(struct dcsim_thread *) = __atomic_load_n(&exit_hook, __ATOMIC_ACQUIRE);
 
-	dcsim_rcu_thread_exit(t);
+	if (fn)
+		fn(t);
 
 	pthread_mutex_lock(&registry_lock);
 	for (pp = &registry; *pp; pp = &(*pp)->next) {

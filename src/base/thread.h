@@ -43,6 +43,14 @@ extern __thread struct dcsim_thread_blk dcsim_self_blk __attribute__((tls_model(
 
 struct dcsim_thread *dcsim_thread_create(void);
 
+/*
+ * dcsim_thread_exit_hook_set() - what runs first when a thread that has a
+ * struct dcsim_thread exits, before the struct is freed: rcu.c sets its
+ * unregistration (dcsim_rcu_thread_exit()) from a load-time constructor,
+ * so that the thread layer does not call RCU by name.
+ */
+void dcsim_thread_exit_hook_set(void (*fn)(struct dcsim_thread *t));
+
 static inline struct dcsim_thread *dcsim_thread_self(void)
 {
 	struct dcsim_thread *t = dcsim_self;

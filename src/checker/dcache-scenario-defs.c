@@ -13,7 +13,7 @@
 #include <dcsim/dentry.h>
 #include <dcsim/explore.h>
 
-#include "dcache-scenarios.h"
+#include "scenario.h"
 
 /* ---- building the tree (controller thread) ---- */
 
@@ -31,6 +31,16 @@ static int discard(const struct dcsim_dentry *d)
 
 static const struct dcsim_dentry_operations keep_ops = { .d_delete = keep };
 static const struct dcsim_dentry_operations discard_ops = { .d_delete = discard };
+
+const struct dcsim_dentry_state *dscn_find(const struct dcsim_cache_snapshot *snap, uint64_t id)
+{
+	if (!id)
+		return NULL;
+	for (size_t i = 0; i < snap->nr; i++)
+		if (snap->dentries[i].id == id)
+			return &snap->dentries[i];
+	return NULL;
+}
 
 struct dcsim_dentry *dscn_mk(struct dscn *s, struct dcsim_dentry *parent, const char *name,
 			     const struct dcsim_dentry_operations *ops)

@@ -17,9 +17,10 @@
  * exactly, in the order they ran, when no two calls overlapped; else it
  * requires the final state to be that of some serial order (docs/testing.md).
  *
- * This file is the runner (setup, the threads, the checks at quiescence,
- * the spec comparison); the scenarios themselves, one struct scn_def each,
- * are the table of dcache-scenario-defs.c.
+ * This file is the runner (setup, the threads, the checks at quiescence);
+ * the spec side (what the spec says a scenario may end in, and the
+ * comparison) is dcache-scenario-spec.c; the scenarios themselves, one
+ * struct scn_def each, are the table of dcache-scenario-defs.c.
  */
 
 #include <errno.h>
@@ -36,33 +37,8 @@
 #include <dcsim/strategy.h>
 #include <dcsim/warn.h>
 
-#include "dcache-scenarios.h"
+#include "scenario.h"
 #include "spec.h"
-
-/* A compact end state for "some serial order" comparisons (no LRU order). */
-struct rstate {
-	uint64_t id, parent;
-	int32_t count;
-	uint32_t flags;
-	bool hashed, on_lru;
-};
-
-struct routcome {
-	size_t nr;
-	struct rstate *v;
-};
-
-/* Per exploration: the spec of the setup state and every serial outcome. */
-struct dscn_arg {
-	enum dcsim_dcache_scenario kind;
-	const struct dcsim_dput_strategy *strategy;
-	bool ready;
-	struct spec *init;			/* the spec at the end of setup */
-	uint32_t init_slot[NTHREADS][NSLOTS];	/* spec ids in the slots */
-	struct routcome outcomes[MAX_OUTCOMES];
-	size_t nr_outcomes;
-	bool outcomes_overflow;			/* too many: the any-order check is off */
-};
 
 const char *dcsim_dcache_scenario_name(enum dcsim_dcache_scenario scn)
 {
@@ -82,288 +58,6 @@ unsigned int dcsim_explore_verify_cache(struct dcsim_cache *cache, const struct 
 	if (n)
 		dcsim_explore_fail("%u cache invariant violation%s: %s", n, n == 1 ? "" : "s", report);
 	return n;
-}
-
-unsigned int dscn_split_path(const char *path, char (*buf)[16], const char **names)
-{
-	unsigned int n = 0;
-
-	while (*path && n < WALK_MAX) {
-		size_t len = strcspn(path, "/");
-
-		snprintf(buf[n], sizeof(buf[n]), "%.*s", (int)len, path);
-		names[n] = buf[n];
-		n++;
-		path += len;
-		path += *path == '/';
-	}
-	return n;
-}
-
-/* ---- the spec side ---- */
-
-/* Only the used part: an exploration copies the spec thousands of times. */
-static void spec_copy(struct spec *dst, const struct spec *src)
-{
-	dst->style = src->style;
-	dst->busy_stays_on_lru = src->busy_stays_on_lru;
-	dst->next_id = src->next_id;
-	memcpy(dst->d, src->d, sizeof(src->d[0]) * src->next_id);
-	dst->nlru = src->nlru;
-	memcpy(dst->lru, src->lru, sizeof(src->lru[0]) * src->nlru);
-	dst->allocs = src->allocs;
-	dst->kills = src->kills;
-	dst->frees = src->frees;
-}
-
-static int spec_from_snapshot(struct spec *sp, const struct dcsim_cache_snapshot *snap,
-			      const struct dcsim_dput_strategy *strategy,
-			      const enum spec_op_kind *op_kind)
-{
-	uint32_t max = 0;
-
-	spec_init_for(sp, strategy);
-	for (size_t i = 0; i < snap->nr; i++) {
-		const struct dcsim_dentry_state *st = &snap->dentries[i];
-		struct spec_dentry *d;
-
-		if (st->id > SPEC_MAX || st->dead)
-			return -1;
-		d = &sp->d[st->id];
-		d->exists = true;
-		d->parent = (uint32_t)st->parent_id;
-		snprintf(d->name, sizeof(d->name), "%s", st->name);
-		d->count = st->count;
-		d->flags = st->flags;
-		d->hashed = st->hashed;
-		d->op = (st->flags & DCSIM_DCACHE_OP_DELETE) ? op_kind[st->id] : SPEC_OP_NONE;
-		if (st->lru_pos >= 0) {
-			if (st->lru_pos >= SPEC_MAX)
-				return -1;
-			sp->lru[st->lru_pos] = (uint32_t)st->id;
-			sp->nlru++;
-		}
-		if (st->id > max)
-			max = (uint32_t)st->id;
-	}
-	if ((int64_t)sp->nlru != snap->counters.nr_lru || snap->counters.allocs > SPEC_MAX)
-		return -1;
-	sp->next_id = (uint32_t)snap->counters.allocs + 1;
-	if (sp->next_id <= max)
-		return -1;
-	sp->allocs = snap->counters.allocs;
-	sp->kills = snap->counters.kills;
-	sp->frees = snap->counters.frees;
-	return 0;
-}
-
-/* One call of thread @t's program on the spec. */
-static void spec_step(struct spec *sp, uint32_t *slot, const struct sop *op)
-{
-	uint32_t a = slot[op->a];
-
-	switch (op->kind) {
-	case SOP_DPUT:
-		if (a)
-			spec_dput(sp, a);
-		slot[op->a] = 0;
-		break;
-	case SOP_LOOKUP:
-	case SOP_LOOKUP_HIT:
-	case SOP_LOOKUP_MISS:
-		slot[op->dst] = a ? spec_lookup(sp, a, op->name) : 0;
-		break;
-	case SOP_DROP:
-		if (a)
-			spec_drop(sp, a);
-		break;
-	case SOP_DELETE:
-		if (a)
-			spec_delete(sp, a);
-		break;
-	case SOP_INVALIDATE:
-		if (a)
-			spec_invalidate(sp, a);
-		break;
-	case SOP_PRUNE:
-		spec_prune(sp, op->n);
-		break;
-	case SOP_SHRINK_ALL:
-		spec_shrink_all(sp);
-		break;
-	case SOP_DGET_PARENT:
-		slot[op->dst] = a ? spec_dget_parent(sp, a) : 0;
-		break;
-	case SOP_SET_FLAGS:
-		if (a)
-			spec_set_flags(sp, a, op->n);
-		break;
-	case SOP_CREATE:
-		slot[op->dst] = 0;
-		if (a) {
-			slot[op->dst] = spec_alloc(sp, a, op->name);
-			spec_add(sp, slot[op->dst], true);
-		}
-		break;
-	case SOP_WALK: {
-		char buf[WALK_MAX][16];
-		const char *names[WALK_MAX];
-		unsigned int n = dscn_split_path(op->name, buf, names);
-
-		slot[op->dst] = a ? spec_walk(sp, a, names, n) : 0;
-		break;
-	}
-	case SOP_INSTANTIATE:
-		if (a)
-			spec_create(sp, a);
-		break;
-	case SOP_DPUT_UNOWNED:
-	case SOP_END:
-		break;
-	}
-}
-
-static int rstate_from_snapshot(const struct dcsim_cache_snapshot *snap, struct routcome *out)
-{
-	out->nr = snap->nr;
-	out->v = calloc(snap->nr ? snap->nr : 1, sizeof(*out->v));
-	if (!out->v)
-		return -1;
-	for (size_t i = 0; i < snap->nr; i++) {
-		const struct dcsim_dentry_state *st = &snap->dentries[i];
-
-		out->v[i] = (struct rstate){
-			.id = st->id, .parent = st->parent_id, .count = st->count,
-			.flags = st->flags, .hashed = st->hashed, .on_lru = st->lru_pos >= 0,
-		};
-	}
-	return 0;
-}
-
-static bool routcome_equal(const struct routcome *a, const struct routcome *b)
-{
-	return a->nr == b->nr && !memcmp(a->v, b->v, a->nr * sizeof(a->v[0]));
-}
-
-static void add_outcome(struct dscn_arg *arg, const struct spec *sp)
-{
-	struct dcsim_cache_snapshot snap;
-	struct routcome o;
-
-	if (arg->outcomes_overflow || spec_snapshot(sp, &snap))
-		goto overflow;
-	if (rstate_from_snapshot(&snap, &o)) {
-		free(snap.dentries);
-		goto overflow;
-	}
-	free(snap.dentries);
-	for (size_t i = 0; i < arg->nr_outcomes; i++) {
-		if (routcome_equal(&arg->outcomes[i], &o)) {
-			free(o.v);
-			return;
-		}
-	}
-	if (arg->nr_outcomes == MAX_OUTCOMES) {
-		free(o.v);
-		goto overflow;
-	}
-	arg->outcomes[arg->nr_outcomes++] = o;
-	return;
-overflow:
-	arg->outcomes_overflow = true;
-}
-
-/* Every interleaving of whole calls, depth first; @sps[depth] is scratch. */
-static void enumerate(struct dscn_arg *arg, const struct scn_def *def, struct spec *sps,
-		      unsigned int depth, const unsigned int *pos, uint32_t (*slots)[NSLOTS])
-{
-	bool any = false;
-
-	for (unsigned int t = 0; t < NTHREADS; t++) {
-		const struct sop *op = &def->prog[t][pos[t]];
-		unsigned int npos[NTHREADS];
-		uint32_t nslots[NTHREADS][NSLOTS];
-
-		if (pos[t] >= MAXOPS || op->kind == SOP_END)
-			continue;
-		any = true;
-		memcpy(npos, pos, sizeof(npos));
-		memcpy(nslots, slots, sizeof(nslots));
-		spec_copy(&sps[depth + 1], &sps[depth]);
-		spec_step(&sps[depth + 1], nslots[t], op);
-		npos[t]++;
-		enumerate(arg, def, sps, depth + 1, npos, nslots);
-	}
-	if (!any)
-		add_outcome(arg, &sps[depth]);
-}
-
-/* First setup of an exploration: the spec of the start state, and its outcomes. */
-static void prepare_spec(struct dscn *s)
-{
-	struct dscn_arg *arg = s->arg;
-	struct dcsim_cache_snapshot snap;
-	unsigned int pos[NTHREADS] = { 0 }, nops = 0;
-	struct spec *sps;
-
-	arg->ready = true;
-	if (s->def->no_spec)
-		return;
-	for (unsigned int t = 0; t < NTHREADS; t++)
-		for (unsigned int i = 0; i < MAXOPS && s->def->prog[t][i].kind != SOP_END; i++)
-			nops++;
-	sps = calloc(nops + 1, sizeof(*sps));
-	arg->init = calloc(1, sizeof(*arg->init));
-	if (!sps || !arg->init || dcsim_cache_snapshot(s->cache, &snap)) {
-		free(sps);
-		free(arg->init);
-		arg->init = NULL;
-		return;
-	}
-	if (spec_from_snapshot(arg->init, &snap, s->arg->strategy, s->op_kind)) {
-		free(arg->init);
-		arg->init = NULL;
-	}
-	dcsim_cache_snapshot_release(&snap);
-	if (!arg->init) {
-		free(sps);
-		return;
-	}
-	for (unsigned int t = 0; t < NTHREADS; t++)
-		for (unsigned int i = 0; i < NSLOTS; i++)
-			arg->init_slot[t][i] = s->slot[t][i] ? (uint32_t)dcsim_d_id(s->slot[t][i]) : 0;
-	spec_copy(&sps[0], arg->init);
-	enumerate(arg, s->def, sps, 0, pos, arg->init_slot);
-	free(sps);
-}
-
-static void release_spec(struct dscn_arg *arg)
-{
-	for (size_t i = 0; i < arg->nr_outcomes; i++)
-		free(arg->outcomes[i].v);
-	free(arg->init);
-}
-
-/* How the end states were judged, process-wide (dcsim_dcache_spec_checks()). */
-static unsigned long spec_checks[DCSIM_SPEC_CHECK_NR];
-
-void dcsim_dcache_spec_checks(unsigned long *out)
-{
-	for (unsigned int i = 0; i < DCSIM_SPEC_CHECK_NR; i++)
-		out[i] = __atomic_load_n(&spec_checks[i], __ATOMIC_RELAXED);
-}
-
-static void count_check(enum dcsim_spec_check kind)
-{
-	__atomic_fetch_add(&spec_checks[kind], 1, __ATOMIC_RELAXED);
-}
-
-static uint64_t lru_skips(void)
-{
-	uint64_t v[DCSIM_COVER_NR];
-
-	dcsim_dcache_cover_read(v);
-	return v[DCSIM_COVER_LRU_SKIP];
 }
 
 static void *dscn_setup(void *argp)
@@ -392,9 +86,9 @@ static void *dscn_setup(void *argp)
 	for (unsigned int t = 0; t < NTHREADS; t++)
 		s->slot[t][0] = s->dir;
 	if (!s->broken && !arg->ready)
-		prepare_spec(s);
+		dscn_prepare_spec(s);
 	s->warn0 = dcsim_warn_count();
-	s->skips0 = lru_skips();
+	s->skips0 = dscn_lru_skips();
 	return s;
 }
 
@@ -405,58 +99,58 @@ static void run_op(struct dscn *s, unsigned int tid, const struct sop *op)
 	struct dcsim_dentry **slot = s->slot[tid], *a = slot[op->a];
 
 	switch (op->kind) {
-	case SOP_DPUT:
+	case OP_DPUT:
 		dcsim_dput(a);
 		slot[op->a] = NULL;
 		break;
-	case SOP_LOOKUP:
-	case SOP_LOOKUP_HIT:
-	case SOP_LOOKUP_MISS:
+	case OP_LOOKUP:
+	case OP_LOOKUP_HIT:
+	case OP_LOOKUP_MISS:
 		slot[op->dst] = a ? dcsim_d_lookup(a, op->name) : NULL;
-		if (op->kind == SOP_LOOKUP_HIT)
+		if (op->kind == OP_LOOKUP_HIT)
 			dcsim_explore_assert(slot[op->dst] != NULL);
-		if (op->kind == SOP_LOOKUP_MISS)
+		if (op->kind == OP_LOOKUP_MISS)
 			dcsim_explore_assert(slot[op->dst] == NULL);
 		break;
-	case SOP_DROP:
+	case OP_DROP:
 		if (a)
 			dcsim_d_drop(a);
 		break;
-	case SOP_DELETE:
+	case OP_DELETE:
 		if (a)
 			dcsim_d_delete(a);
 		break;
-	case SOP_INVALIDATE:
+	case OP_INVALIDATE:
 		if (a)
 			dcsim_d_invalidate(a);
 		break;
-	case SOP_PRUNE:
+	case OP_PRUNE:
 		dcsim_prune(s->cache, op->n);
 		break;
-	case SOP_SHRINK_ALL:
+	case OP_SHRINK_ALL:
 		dcsim_shrink_all(s->cache);
 		break;
-	case SOP_DGET_PARENT:
+	case OP_DGET_PARENT:
 		slot[op->dst] = a ? dcsim_dget_parent(a) : NULL;
 		break;
-	case SOP_SET_FLAGS:
+	case OP_SET_FLAGS:
 		if (a)
 			dcsim_d_set_flags(a, op->n);
 		break;
-	case SOP_DPUT_UNOWNED:
+	case OP_DPUT_UNOWNED:
 		dcsim_dput(a);
 		slot[op->a] = NULL;
 		break;
-	case SOP_CREATE:
+	case OP_ALLOC_ADD:
 		slot[op->dst] = a ? dcsim_d_alloc(a, op->name) : NULL;
 		dcsim_explore_assert(!a || slot[op->dst]);
 		if (slot[op->dst])
 			dcsim_d_add(slot[op->dst], true);
 		break;
-	case SOP_WALK: {
+	case OP_WALK: {
 		char buf[WALK_MAX][16];
 		const char *names[WALK_MAX];
-		unsigned int n = dscn_split_path(op->name, buf, names);
+		unsigned int n = spec_split_path(op->name, buf, names);
 
 		slot[op->dst] = a ? dcsim_path_walk(a, names, n, 0) : NULL;
 		/*
@@ -468,7 +162,7 @@ static void run_op(struct dscn *s, unsigned int tid, const struct sop *op)
 		dcsim_explore_assert(!slot[op->dst] || !dcsim_d_is_negative(slot[op->dst]));
 		break;
 	}
-	case SOP_INSTANTIATE:
+	case OP_CREATE:
 		/* a scenario instantiates only a negative it holds: it must work */
 		if (a) {
 			struct dcsim_dentry *p = dcsim_d_parent(a);
@@ -478,7 +172,7 @@ static void run_op(struct dscn *s, unsigned int tid, const struct sop *op)
 			dcsim_inode_unlock(p);
 		}
 		break;
-	case SOP_END:
+	case OP_END:
 		break;
 	}
 }
@@ -520,15 +214,15 @@ static bool in_call(const struct dscn *s, unsigned int u)
 static void post_overlap(struct dscn_post *p, const struct sop *op, struct dcsim_dentry **slot)
 {
 	switch (op->kind) {
-	case SOP_WALK:
+	case OP_WALK:
 		postcond_skip(&p->pc, "a path walk overlapped it");
 		break;
-	case SOP_DPUT_UNOWNED:
+	case OP_DPUT_UNOWNED:
 		postcond_skip(&p->pc, "a put without a reference overlapped it");
 		break;
-	case SOP_DROP:
-	case SOP_DELETE:
-	case SOP_INVALIDATE:
+	case OP_DROP:
+	case OP_DELETE:
+	case OP_INVALIDATE:
 		if (p->target && slot[op->a] == p->target)
 			postcond_skip(&p->pc, "another thread unhashed the target meanwhile");
 		break;
@@ -551,7 +245,7 @@ static void post_begin_alone(void *argp)
 	struct dscn_post *p = &s->post[a->tid];
 	const struct sop *op = &s->def->prog[a->tid][s->nr_ran[a->tid]];
 
-	postcond_begin(&p->pc, op->kind == SOP_INVALIDATE ? POSTCOND_INVALIDATE : POSTCOND_SHRINK_ALL,
+	postcond_begin(&p->pc, op->kind == OP_INVALIDATE ? POSTCOND_INVALIDATE : POSTCOND_SHRINK_ALL,
 		       p->target);
 	for (unsigned int u = 0; u < NTHREADS; u++) {
 		if (u == a->tid)
@@ -570,8 +264,8 @@ static void post_begin(struct dscn *s, unsigned int tid, const struct sop *op)
 	struct dscn_post *p = &s->post[tid];
 
 	p->on = true;
-	p->target = op->kind == SOP_INVALIDATE ? s->slot[tid][op->a] : NULL;
-	if (op->kind == SOP_INVALIDATE && !p->target) {
+	p->target = op->kind == OP_INVALIDATE ? s->slot[tid][op->a] : NULL;
+	if (op->kind == OP_INVALIDATE && !p->target) {
 		p->on = false;
 		return;
 	}
@@ -660,12 +354,12 @@ static void post_note(struct dscn *s, unsigned int tid, const struct sop *op, bo
 			continue;
 		}
 		switch (op->kind) {
-		case SOP_LOOKUP:
-		case SOP_LOOKUP_HIT:
-		case SOP_LOOKUP_MISS:
-		case SOP_CREATE:
-		case SOP_DGET_PARENT:
-		case SOP_WALK:
+		case OP_LOOKUP:
+		case OP_LOOKUP_HIT:
+		case OP_LOOKUP_MISS:
+		case OP_ALLOC_ADD:
+		case OP_DGET_PARENT:
+		case OP_WALK:
 			/* a reference this thread now holds */
 			a.d = s->slot[tid][op->dst];
 			if (a.d)
@@ -683,9 +377,9 @@ static void dscn_thread(void *state, unsigned int tid)
 
 	if (s->broken)
 		return;
-	for (unsigned int i = 0; i < MAXOPS && s->def->prog[tid][i].kind != SOP_END; i++) {
+	for (unsigned int i = 0; i < MAXOPS && s->def->prog[tid][i].kind != OP_END; i++) {
 		const struct sop *op = &s->def->prog[tid][i];
-		bool post = op->kind == SOP_INVALIDATE || op->kind == SOP_SHRINK_ALL;
+		bool post = op->kind == OP_INVALIDATE || op->kind == OP_SHRINK_ALL;
 
 		/* Only the running logical thread ticks the clock: no schedule point. */
 		s->t_begin[tid][i] = ++s->clock;
@@ -706,114 +400,6 @@ static void dscn_thread(void *state, unsigned int tid)
 }
 
 /* ---- the check at quiescence ---- */
-
-const struct dcsim_dentry_state *dscn_find(const struct dcsim_cache_snapshot *snap, uint64_t id)
-{
-	if (!id)
-		return NULL;
-	for (size_t i = 0; i < snap->nr; i++)
-		if (snap->dentries[i].id == id)
-			return &snap->dentries[i];
-	return NULL;
-}
-
-/*
- * Serial: no call began while another was running.  Then *@order lists the
- * calls as (thread << 8 | index) in the order they ran.
- */
-static bool serial_order(const struct dscn *s, unsigned int *order, unsigned int *n)
-{
-	unsigned long last_end = 0;
-
-	*n = 0;
-	for (;;) {
-		unsigned int best = ~0u;
-		unsigned long best_t = ~0ul;
-
-		for (unsigned int t = 0; t < NTHREADS; t++) {
-			unsigned int i = 0;
-
-			/* The next call of t not yet placed. */
-			for (unsigned int k = 0; k < *n; k++)
-				if ((order[k] >> 8) == t)
-					i++;
-			if (i < s->nr_ran[t] && s->t_begin[t][i] < best_t) {
-				best_t = s->t_begin[t][i];
-				best = t << 8 | i;
-			}
-		}
-		if (best == ~0u)
-			return true;
-		if (best_t < last_end)
-			return false;
-		last_end = s->t_end[best >> 8][best & 0xff];
-		order[(*n)++] = best;
-	}
-}
-
-static void check_spec(struct dscn *s, const struct dcsim_cache_snapshot *snap)
-{
-	struct dscn_arg *arg = s->arg;
-	unsigned int order[NTHREADS * MAXOPS], n;
-	char diff[1024];
-
-	if (!arg->init) {
-		dcsim_explore_fail("no spec for this scenario (setup state not representable)");
-		return;
-	}
-	if (serial_order(s, order, &n)) {
-		struct spec *sp = calloc(1, sizeof(*sp));
-		uint32_t slots[NTHREADS][NSLOTS];
-		struct dcsim_cache_snapshot want;
-
-		if (!sp)
-			return;
-		count_check(DCSIM_SPEC_CHECK_SERIAL);
-		spec_copy(sp, arg->init);
-		memcpy(slots, arg->init_slot, sizeof(slots));
-		for (unsigned int k = 0; k < n; k++)
-			spec_step(sp, slots[order[k] >> 8], &s->def->prog[order[k] >> 8][order[k] & 0xff]);
-		if (!spec_snapshot(sp, &want)) {
-			if (dcsim_snapshot_diff(snap, &want, diff, sizeof(diff)))
-				dcsim_explore_fail("serial execution differs from the spec run in the "
-						   "same order (first: model, second: spec): %s", diff);
-			free(want.dentries);
-		}
-		free(sp);
-		return;
-	}
-	/*
-	 * A shrinker that trylocks a busy d_lock and skips the dentry has no
-	 * serial equivalent (a serial prune finds every lock free): such an
-	 * execution gets the invariants and the scenario's own checks only.
-	 */
-	if (!arg->outcomes_overflow && lru_skips() == s->skips0) {
-		struct routcome got;
-
-		if (rstate_from_snapshot(snap, &got))
-			return;
-		count_check(DCSIM_SPEC_CHECK_ANY_ORDER);
-		for (size_t i = 0; i < arg->nr_outcomes; i++) {
-			if (routcome_equal(&got, &arg->outcomes[i])) {
-				free(got.v);
-				return;
-			}
-		}
-		free(got.v);
-		dcsim_explore_fail("end state is that of no serial order of the calls (%zu serial "
-				   "outcomes); DCSIM_TEST_VERBOSE=1 prints it", arg->nr_outcomes);
-		if (getenv("DCSIM_TEST_VERBOSE")) {
-			char line[256];
-
-			for (size_t i = 0; i < snap->nr; i++) {
-				dcsim_dentry_state_format(&snap->dentries[i], line, sizeof(line));
-				fprintf(stderr, "dcsim-explore:   model %s\n", line);
-			}
-		}
-		return;
-	}
-	count_check(DCSIM_SPEC_CHECK_NONE);
-}
 
 static void dscn_check(void *state)
 {
@@ -845,7 +431,7 @@ static void dscn_check(void *state)
 	if (s->def->check)
 		s->def->check(s, &snap);
 	if (!s->def->no_spec)
-		check_spec(s, &snap);
+		dscn_check_spec(s, &snap);
 	dcsim_cache_snapshot_release(&snap);
 }
 
@@ -895,7 +481,7 @@ int dcsim_explore_dcache(const struct dcsim_dput_strategy *strategy, enum dcsim_
 	     (strategy->flags & scn_defs[scn].latent_if)) &&
 	    (!opts->scenario || strcmp(opts->scenario, name))) {
 		/* A bug the modelled kernel has: run only when asked for by name. */
-		release_spec(arg);
+		dscn_release_spec(arg);
 		free(arg);
 		if (res) {
 			memset(res, 0, sizeof(*res));
@@ -904,7 +490,7 @@ int dcsim_explore_dcache(const struct dcsim_dput_strategy *strategy, enum dcsim_
 		return 0;
 	}
 	rc = dcsim_explore_run(&sc, opts, res);
-	release_spec(arg);
+	dscn_release_spec(arg);
 	free(arg);
 	return rc;
 }

@@ -19,28 +19,29 @@
 #include "diff.h"
 #include "../base/rng.h"
 
-const char *const diff_op_names[T_NR] = {
+const char *const diff_op_names[OP_TRACE_NR] = {
+	NULL,	/* OP_END: not a step */
 	"alloc", "add", "rehash", "lookup", "dget", "dget_parent", "dput", "drop",
 	"delete", "invalidate", "set_op", "set_flags", "prune", "shrink_all", "create",
 };
 
 /* Relative frequencies of the random traces. */
-const unsigned int diff_default_weights[T_NR] = {
-	[T_ALLOC] = 14, [T_ADD] = 12, [T_REHASH] = 2, [T_LOOKUP] = 16, [T_DGET] = 6,
-	[T_DGET_PARENT] = 4, [T_DPUT] = 24, [T_DROP] = 3, [T_DELETE] = 3,
-	[T_INVALIDATE] = 2, [T_SETOP] = 3, [T_SETFLAGS] = 2, [T_PRUNE] = 6, [T_SHRINK_ALL] = 1,
-	[T_CREATE] = 3,
+const unsigned int diff_default_weights[OP_TRACE_NR] = {
+	[OP_ALLOC] = 14, [OP_ADD] = 12, [OP_REHASH] = 2, [OP_LOOKUP] = 16, [OP_DGET] = 6,
+	[OP_DGET_PARENT] = 4, [OP_DPUT] = 24, [OP_DROP] = 3, [OP_DELETE] = 3,
+	[OP_INVALIDATE] = 2, [OP_SET_OP] = 3, [OP_SET_FLAGS] = 2, [OP_PRUNE] = 6, [OP_SHRINK_ALL] = 1,
+	[OP_CREATE] = 3,
 };
 
 /*
  * dput-heavy, for comparisons of put paths (the kernel-code differential
  * test): the same operations, more final puts (30 against 24).
  */
-const unsigned int diff_dput_weights[T_NR] = {
-	[T_ALLOC] = 14, [T_ADD] = 12, [T_REHASH] = 2, [T_LOOKUP] = 16, [T_DGET] = 6,
-	[T_DGET_PARENT] = 4, [T_DPUT] = 30, [T_DROP] = 3, [T_DELETE] = 3,
-	[T_INVALIDATE] = 2, [T_SETOP] = 3, [T_SETFLAGS] = 3, [T_PRUNE] = 6, [T_SHRINK_ALL] = 1,
-	[T_CREATE] = 3,
+const unsigned int diff_dput_weights[OP_TRACE_NR] = {
+	[OP_ALLOC] = 14, [OP_ADD] = 12, [OP_REHASH] = 2, [OP_LOOKUP] = 16, [OP_DGET] = 6,
+	[OP_DGET_PARENT] = 4, [OP_DPUT] = 30, [OP_DROP] = 3, [OP_DELETE] = 3,
+	[OP_INVALIDATE] = 2, [OP_SET_OP] = 3, [OP_SET_FLAGS] = 3, [OP_PRUNE] = 6, [OP_SHRINK_ALL] = 1,
+	[OP_CREATE] = 3,
 };
 
 static const char *const names[] = {
@@ -66,32 +67,32 @@ bool diff_valid(const struct run *r, const struct step *st)
 	bool held = d && st->a && st->a < s->next_id && r->held[st->a] > 0;
 
 	switch (st->op) {
-	case T_ALLOC:
+	case OP_ALLOC:
 		return held && st->name && depth(s, st->a) < 3 && s->next_id < SPEC_MAX - 2;
-	case T_ADD:
-	case T_REHASH:
+	case OP_ADD:
+	case OP_REHASH:
 		return held && d->parent != st->a && !d->hashed &&
-		       (st->op == T_REHASH || !(d->flags & DCSIM_DCACHE_ENTRY_TYPE)) &&
+		       (st->op == OP_REHASH || !(d->flags & DCSIM_DCACHE_ENTRY_TYPE)) &&
 		       !spec_has_hashed(s, d->parent, d->name);
-	case T_SETOP:
+	case OP_SET_OP:
 		return held && !d->hashed;
-	case T_CREATE:
+	case OP_CREATE:
 		/* a hashed negative child of a positive parent (its create lock) */
 		return held && d->parent != st->a && d->hashed &&
 		       !(d->flags & DCSIM_DCACHE_ENTRY_TYPE) &&
 		       (s->d[d->parent].flags & DCSIM_DCACHE_ENTRY_TYPE);
-	case T_LOOKUP:
+	case OP_LOOKUP:
 		return held && st->name;
-	case T_DGET:
-	case T_DGET_PARENT:
-	case T_DPUT:
-	case T_DROP:
-	case T_DELETE:
-	case T_INVALIDATE:
-	case T_SETFLAGS:
+	case OP_DGET:
+	case OP_DGET_PARENT:
+	case OP_DPUT:
+	case OP_DROP:
+	case OP_DELETE:
+	case OP_INVALIDATE:
+	case OP_SET_FLAGS:
 		return held;
-	case T_PRUNE:
-	case T_SHRINK_ALL:
+	case OP_PRUNE:
+	case OP_SHRINK_ALL:
 		return true;
 	}
 	return false;
@@ -133,25 +134,50 @@ void diff_id_path(struct run *r, uint64_t id, char *buf, size_t len)
 		snprintf(buf, len, "dentry #%" PRIu64 " (unknown to the spec)", id);
 }
 
+/*
+ * A step's @arg as the operation's argument (ops.h): the trace language
+ * encodes set_op and set_flags as one bit each.
+ */
+static uint32_t step_n(const struct step *st)
+{
+	switch (st->op) {
+	case OP_SET_OP:
+		return st->arg & 1 ? SPEC_OP_NEVER : SPEC_OP_ALWAYS;
+	case OP_SET_FLAGS:
+		return st->arg & 1 ? DCSIM_DCACHE_DONTCACHE : DCSIM_DCACHE_DISCONNECTED;
+	default:
+		return st->arg;
+	}
+}
+
+/*
+ * The spec takes the step through the one dispatcher, spec_apply(); then
+ * the cache (if any) does the same and must agree.  The two states are
+ * apart, so the order does not matter.
+ */
 bool diff_apply(struct run *r, const struct step *st)
 {
 	struct spec *s = &r->spec;
 	struct dcsim_dentry *d = r->c && st->a <= SPEC_MAX ? r->ptr[st->a] : NULL;
+	uint32_t n = step_n(st);
+	unsigned long got, kc;
 	uint32_t id;
-	unsigned long ks, kc;
 
+	if (st->op < OP_ALLOC || st->op >= OP_TRACE_NR)
+		return diff_mismatch(r, "bad op %u", st->op);
+	if (st->op == OP_DPUT)
+		r->held[st->a]--;
+	got = spec_apply(s, (enum spec_op)st->op, st->a, n, st->name);
+	id = (uint32_t)got;
 	switch (st->op) {
-	case T_ALLOC:
-		id = spec_alloc(s, st->a, st->name);
+	case OP_ALLOC:
 		r->held[id]++;
 		return diff_got_new(r, id, r->c ? dcsim_d_alloc(d, st->name) : NULL);
-	case T_ADD:
-		spec_add(s, st->a, st->arg & 1);
+	case OP_ADD:
 		if (r->c)
-			dcsim_d_add(d, st->arg & 1);
+			dcsim_d_add(d, n & 1);
 		return true;
-	case T_CREATE:
-		spec_create(s, st->a);
+	case OP_CREATE:
 		if (!r->c)
 			return true;
 		{
@@ -167,38 +193,34 @@ bool diff_apply(struct run *r, const struct step *st)
 				return diff_mismatch(r, "model: create (d_instantiate) refused: %d", err);
 		}
 		return true;
-	case T_REHASH:
-		spec_rehash(s, st->a);
+	case OP_REHASH:
 		if (r->c)
 			dcsim_d_rehash(d);
 		return true;
-	case T_LOOKUP: {
-		struct dcsim_dentry *got = r->c ? dcsim_d_lookup(d, st->name) : NULL;
+	case OP_LOOKUP: {
+		struct dcsim_dentry *got_d = r->c ? dcsim_d_lookup(d, st->name) : NULL;
 		char x[128], y[128];
 
-		id = spec_lookup(s, st->a, st->name);
 		if (id)
 			r->held[id]++;
 		if (!r->c)
 			return true;
-		if ((got ? dcsim_d_id(got) : 0) != id) {
-			diff_id_path(r, got ? dcsim_d_id(got) : 0, x, sizeof(x));
+		if ((got_d ? dcsim_d_id(got_d) : 0) != id) {
+			diff_id_path(r, got_d ? dcsim_d_id(got_d) : 0, x, sizeof(x));
 			diff_id_path(r, id, y, sizeof(y));
 			return diff_mismatch(r, "lookup returned:\nmodel: %s\nspec:  %s", x, y);
 		}
 		return true;
 	}
-	case T_DGET:
-		spec_dget(s, st->a);
+	case OP_DGET:
 		r->held[st->a]++;
 		if (r->c)
 			dcsim_dget(d);
 		return true;
-	case T_DGET_PARENT: {
+	case OP_DGET_PARENT: {
 		struct dcsim_dentry *p = r->c ? dcsim_dget_parent(d) : NULL;
 		char x[128], y[128];
 
-		id = spec_dget_parent(s, st->a);
 		r->held[id]++;
 		if (r->c && (!p || dcsim_d_id(p) != id)) {
 			diff_id_path(r, p ? dcsim_d_id(p) : 0, x, sizeof(x));
@@ -207,58 +229,43 @@ bool diff_apply(struct run *r, const struct step *st)
 		}
 		return true;
 	}
-	case T_DPUT:
-		r->held[st->a]--;
-		spec_dput(s, st->a);
+	case OP_DPUT:
 		if (r->c)
 			dcsim_dput(d);
 		return true;
-	case T_DROP:
-		spec_drop(s, st->a);
+	case OP_DROP:
 		if (r->c)
 			dcsim_d_drop(d);
 		return true;
-	case T_DELETE:
-		spec_delete(s, st->a);
+	case OP_DELETE:
 		if (r->c)
 			dcsim_d_delete(d);
 		return true;
-	case T_INVALIDATE:
-		spec_invalidate(s, st->a);
+	case OP_INVALIDATE:
 		if (r->c)
 			dcsim_d_invalidate(d);
 		return true;
-	case T_SETOP: {
-		enum spec_op_kind op = st->arg & 1 ? SPEC_OP_NEVER : SPEC_OP_ALWAYS;
-
-		spec_set_op(s, st->a, op);
+	case OP_SET_OP:
 		if (r->c)
-			dcsim_d_set_op(d, spec_d_op(op));
+			dcsim_d_set_op(d, spec_d_op((enum spec_op_kind)n));
 		return true;
-	}
-	case T_SETFLAGS: {
-		uint32_t f = st->arg & 1 ? DCSIM_DCACHE_DONTCACHE : DCSIM_DCACHE_DISCONNECTED;
-
-		spec_set_flags(s, st->a, f);
+	case OP_SET_FLAGS:
 		if (r->c)
-			dcsim_d_set_flags(d, f);
+			dcsim_d_set_flags(d, n);
 		return true;
-	}
-	case T_PRUNE:
-		ks = spec_prune(s, st->arg);
+	case OP_PRUNE:
 		if (!r->c)
 			return true;
 		kc = dcsim_prune(r->c, st->arg);
-		if (ks != kc)
-			return diff_mismatch(r, "prune %u killed:\nmodel: %lu\nspec:  %lu", st->arg, kc, ks);
+		if (got != kc)
+			return diff_mismatch(r, "prune %u killed:\nmodel: %lu\nspec:  %lu", st->arg, kc, got);
 		return true;
-	case T_SHRINK_ALL:
-		ks = spec_shrink_all(s);
+	case OP_SHRINK_ALL:
 		if (!r->c)
 			return true;
 		kc = dcsim_shrink_all(r->c);
-		if (ks != kc)
-			return diff_mismatch(r, "shrink_all killed:\nmodel: %lu\nspec:  %lu", kc, ks);
+		if (got != kc)
+			return diff_mismatch(r, "shrink_all killed:\nmodel: %lu\nspec:  %lu", kc, got);
 		return true;
 	}
 	return diff_mismatch(r, "bad op %u", st->op);
@@ -281,7 +288,7 @@ void diff_generate(struct trace *t, uint64_t seed, size_t steps, const unsigned 
 		free(r);
 		return;
 	}
-	for (int i = 0; i < T_NR; i++)
+	for (int i = 0; i < OP_TRACE_NR; i++)
 		total += top_weight[i];
 	if (!total) {
 		free(r);
@@ -303,9 +310,9 @@ void diff_generate(struct trace *t, uint64_t seed, size_t steps, const unsigned 
 		st.a = nc ? cand[splitmix64_below(&rng, nc)] : 0;
 		b = (unsigned int)splitmix64_below(&rng, 64);
 		st.name = names[b % DCSIM_ARRAY_SIZE(names)];
-		st.arg = st.op == T_PRUNE ? b % 8 + 1 : b & 1;
+		st.arg = st.op == OP_PRUNE ? b % 8 + 1 : b & 1;
 		/* Keep the root's own reference most of the time. */
-		if (st.op == T_DPUT && st.a == root && r->held[root] == 1 && splitmix64_below(&rng, 8))
+		if (st.op == OP_DPUT && st.a == root && r->held[root] == 1 && splitmix64_below(&rng, 8))
 			continue;
 		if (!diff_valid(r, &st))
 			continue;
@@ -313,4 +320,31 @@ void diff_generate(struct trace *t, uint64_t seed, size_t steps, const unsigned 
 		t->s[t->n++] = st;
 	}
 	free(r);
+}
+
+/* The full path of spec dentry @id, for the runner's messages and the trace's lines. */
+void diff_path(const struct spec *s, uint32_t id, char *buf, size_t len)
+{
+	const char *comp[8];
+	int n = 0;
+	size_t used = 0;
+
+	if (!len)
+		return;
+	buf[0] = '\0';
+	while (s->d[id].parent != id && n < 8) {
+		comp[n++] = s->d[id].name;
+		id = s->d[id].parent;
+	}
+	if (!n) {
+		snprintf(buf, len, "/");
+		return;
+	}
+	while (n-- > 0 && used + 1 < len) {
+		int k = snprintf(buf + used, len - used, "/%s", comp[n]);
+
+		if (k < 0)
+			break;
+		used += (size_t)k;
+	}
 }

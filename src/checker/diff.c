@@ -210,10 +210,10 @@ static bool apply_checked(struct run *r, const struct step *st)
 	size_t nh = 0;
 	bool ok;
 
-	if (!r->c || (st->op != T_INVALIDATE && st->op != T_SHRINK_ALL))
+	if (!r->c || (st->op != OP_INVALIDATE && st->op != OP_SHRINK_ALL))
 		return diff_apply(r, st);
-	postcond_begin(&pc, st->op == T_INVALIDATE ? POSTCOND_INVALIDATE : POSTCOND_SHRINK_ALL,
-		       st->op == T_INVALIDATE ? r->ptr[st->a] : NULL);
+	postcond_begin(&pc, st->op == OP_INVALIDATE ? POSTCOND_INVALIDATE : POSTCOND_SHRINK_ALL,
+		       st->op == OP_INVALIDATE ? r->ptr[st->a] : NULL);
 	ok = diff_apply(r, st);
 	for (uint32_t i = 1; ok && i < r->spec.next_id; i++)
 		if (r->held[i])
@@ -288,14 +288,14 @@ static void replay_body(struct replay_ctx *x)
 	/* Epilogue: put everything, then everything unused must go. */
 	for (uint32_t i = r->spec.next_id - 1; ok && i >= 1; i--) {
 		while (ok && r->held[i] > 0) {
-			struct step st = { .op = T_DPUT, .a = i };
+			struct step st = { .op = OP_DPUT, .a = i };
 
 			diff_format_step(&r->spec, &st, x->step_line, sizeof(x->step_line));
 			ok = diff_apply(r, &st) && compare(r);
 		}
 	}
 	if (ok) {
-		struct step st = { .op = T_SHRINK_ALL };
+		struct step st = { .op = OP_SHRINK_ALL };
 
 		diff_format_step(&r->spec, &st, x->step_line, sizeof(x->step_line));
 		ok = apply_checked(r, &st) && compare(r);
@@ -404,7 +404,7 @@ static uint32_t alloc_id(const struct trace *t, size_t i)
 	for (size_t j = 0; j < i; j++)
 		if (diff_valid(r, &t->s[j]))
 			diff_apply(r, &t->s[j]);
-	if (t->s[i].op == T_ALLOC && diff_valid(r, &t->s[i]))
+	if (t->s[i].op == OP_ALLOC && diff_valid(r, &t->s[i]))
 		id = r->spec.next_id;
 	free(r);
 	return id;

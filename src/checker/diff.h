@@ -20,14 +20,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "ops.h"
 #include "spec.h"
 
-enum top {
-	T_ALLOC, T_ADD, T_REHASH, T_LOOKUP, T_DGET, T_DGET_PARENT, T_DPUT, T_DROP,
-	T_DELETE, T_INVALIDATE, T_SETOP, T_SETFLAGS, T_PRUNE, T_SHRINK_ALL, T_CREATE, T_NR
-};
+/* The steps' operations are the checkers' one vocabulary (ops.h): OP_ALLOC .. OP_CREATE. */
 
-extern const char *const diff_op_names[T_NR];
+extern const char *const diff_op_names[OP_TRACE_NR];
 
 /*
  * @a: the dentry (alloc, lookup: the parent); @arg: add: positive;
@@ -68,14 +66,14 @@ void diff_id_path(struct run *r, uint64_t id, char *buf, size_t len);
 bool diff_apply(struct run *r, const struct step *st);
 
 /* The suite's relative frequencies of the operations. */
-extern const unsigned int diff_default_weights[T_NR];
+extern const unsigned int diff_default_weights[OP_TRACE_NR];
 /* dput-heavy frequencies, for tests that compare put paths. */
-extern const unsigned int diff_dput_weights[T_NR];
+extern const unsigned int diff_dput_weights[OP_TRACE_NR];
 
 /*
  * diff_generate() - a random trace of up to @steps valid steps from @seed
  * (t->s allocated, free with trace_release()): operations drawn with
- * @weights (T_NR entries; a 0 never draws that operation; NULL: the
+ * @weights (OP_TRACE_NR entries; a 0 never draws that operation; NULL: the
  * suite's), each valid in the spec's state where it runs.  The same seed
  * and weights give the same trace everywhere (src/base/rng.h).
  */

@@ -26,32 +26,6 @@
 /* The longest line: an operation, a reference and a keyword, or a comment. */
 #define TRACE_LINE_MAX	(2 * TRACE_REF_MAX + 64)
 
-void diff_path(const struct spec *s, uint32_t id, char *buf, size_t len)
-{
-	const char *comp[8];
-	int n = 0;
-	size_t used = 0;
-
-	if (!len)
-		return;
-	buf[0] = '\0';
-	while (s->d[id].parent != id && n < 8) {
-		comp[n++] = s->d[id].name;
-		id = s->d[id].parent;
-	}
-	if (!n) {
-		snprintf(buf, len, "/");
-		return;
-	}
-	while (n-- > 0 && used + 1 < len) {
-		int k = snprintf(buf + used, len - used, "/%s", comp[n]);
-
-		if (k < 0)
-			break;
-		used += (size_t)k;
-	}
-}
-
 void diff_ref(const struct spec *s, uint32_t id, char *buf, size_t len)
 {
 	char p[TRACE_PATH_MAX], q[TRACE_PATH_MAX];
@@ -90,15 +64,15 @@ void diff_format_step(const struct spec *s, const struct step *st, char *buf, si
 	char r[TRACE_REF_MAX + sizeof(((struct spec_dentry *)0)->name) + 1];
 
 	switch (st->op) {
-	case T_ALLOC:
-	case T_LOOKUP:
+	case OP_ALLOC:
+	case OP_LOOKUP:
 		child_ref(s, st->a, st->name, r, sizeof(r));
 		snprintf(buf, len, "%s %s", op, r);
 		return;
-	case T_PRUNE:
+	case OP_PRUNE:
 		snprintf(buf, len, "prune %u", st->arg);
 		return;
-	case T_SHRINK_ALL:
+	case OP_SHRINK_ALL:
 		snprintf(buf, len, "shrink_all");
 		return;
 	default:
@@ -106,13 +80,13 @@ void diff_format_step(const struct spec *s, const struct step *st, char *buf, si
 	}
 	diff_ref(s, st->a, r, sizeof(r));
 	switch (st->op) {
-	case T_ADD:
+	case OP_ADD:
 		snprintf(buf, len, "add %s %s", r, st->arg & 1 ? "positive" : "negative");
 		return;
-	case T_SETOP:
+	case OP_SET_OP:
 		snprintf(buf, len, "set_op %s %s", r, st->arg & 1 ? "never" : "always");
 		return;
-	case T_SETFLAGS:
+	case OP_SET_FLAGS:
 		snprintf(buf, len, "set_flags %s %s", r, st->arg & 1 ? "dontcache" : "disconnected");
 		return;
 	default:
@@ -272,7 +246,7 @@ static int parse_line(struct parser *p, char *line, struct step *st)
 		return perr(p, "too many words");
 	if (!strcmp(tok[0], "shrink"))
 		tok[0] = (char *)"shrink_all";
-	for (int i = 0; i < T_NR; i++)
+	for (int i = OP_ALLOC; i < OP_TRACE_NR; i++)
 		if (!strcmp(tok[0], diff_op_names[i]))
 			op = i;
 	if (op < 0)
@@ -280,11 +254,11 @@ static int parse_line(struct parser *p, char *line, struct step *st)
 	memset(st, 0, sizeof(*st));
 	st->op = (uint8_t)op;
 	switch (op) {
-	case T_SHRINK_ALL:
+	case OP_SHRINK_ALL:
 		if (nt != 1)
 			return perr(p, "shrink_all takes no argument");
 		return 0;
-	case T_PRUNE: {
+	case OP_PRUNE: {
 		uint64_t n;
 		int rc = nt == 2 ? dcsim_parse_u64(tok[1], 1, 1000000, &n) : -EINVAL;
 
@@ -294,8 +268,8 @@ static int parse_line(struct parser *p, char *line, struct step *st)
 		st->arg = (uint32_t)n;
 		return 0;
 	}
-	case T_ALLOC:
-	case T_LOOKUP: {
+	case OP_ALLOC:
+	case OP_LOOKUP: {
 		int rc;
 
 		if (nt != 2)
@@ -315,7 +289,7 @@ static int parse_line(struct parser *p, char *line, struct step *st)
 	if (!st->a)
 		return perr(p, "no dentry '%s'", tok[1]);
 	switch (op) {
-	case T_ADD:
+	case OP_ADD:
 		if (nt == 2) {
 			st->arg = 1;
 			return 0;
@@ -323,11 +297,11 @@ static int parse_line(struct parser *p, char *line, struct step *st)
 		if (kw(tok[2], "negative", "positive", &st->arg))
 			return perr(p, "want 'add PATH [positive|negative]'");
 		return 0;
-	case T_SETOP:
+	case OP_SET_OP:
 		if (nt != 3 || kw(tok[2], "always", "never", &st->arg))
 			return perr(p, "want 'set_op PATH always|never'");
 		return 0;
-	case T_SETFLAGS:
+	case OP_SET_FLAGS:
 		if (nt != 3 || kw(tok[2], "disconnected", "dontcache", &st->arg))
 			return perr(p, "want 'set_flags PATH dontcache|disconnected'");
 		return 0;
@@ -391,7 +365,7 @@ int trace_parse_stream(FILE *f, const char *path, struct trace *t, char *err, si
 		rc = parse_line(&p, s, &st);
 		if (rc)
 			break;
-		if (st.op == T_ALLOC || st.op == T_LOOKUP)
+		if (st.op == OP_ALLOC || st.op == OP_LOOKUP)
 			st.name = p.strings + ((uintptr_t)st.name - 1);
 		if (!diff_valid(p.r, &st)) {
 			rc = perr(&p, "'%s' is not valid here (the dentry must be held; add: "

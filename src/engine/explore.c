@@ -141,6 +141,7 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 		return 0;
 	}
 
+	explore_hooks_install();
 	pthread_mutex_lock(&ex.lock);
 	if (ex.running) {
 		pthread_mutex_unlock(&ex.lock);

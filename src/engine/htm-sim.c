@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The simulated HTM backend of the instrumented flavour (behind src/base/htm-backend.h).
+ * The simulated HTM backend of the instrumented flavour: the htm_* members of
+ * the engine's hook table (src/base/hooks.h, filled in hooks.c), through which
+ * src/base/htm.c and <dcsim/htm.h> reach it.
  *
  * A simulated transaction runs on an explorer thread.  In the "commit" and
  * "aborts" modes atomicity comes from the explorer: dcsim_sched_point()
@@ -72,7 +74,7 @@ static __attribute__((noreturn)) void sim_refuse(const char *what)
 	abort();
 }
 
-bool htm_sim_take_env(const char *env)
+bool sim_take_env(const char *env)
 {
 	if (!env || strcmp(env, "sim"))
 		return false;
@@ -80,18 +82,18 @@ bool htm_sim_take_env(const char *env)
 	return true;
 }
 
-bool htm_sim_owns_thread(void)
+bool sim_owns_thread(void)
 {
 	return explore_lt || dcsim_htm_sim_selected();
 }
 
-bool htm_sim_live(void)
+bool sim_live(void)
 {
 	/* Under DCSIM_HTM=sim a non-explorer thread is told "live" so that it tries, and is refused. */
 	return explore_lt ? explore_htm_on() : true;
 }
 
-bool dcsim_htm_sim_in_txn(void)
+bool sim_in_txn(void)
 {
 	struct lthread *lt = explore_lt;
 
@@ -116,7 +118,7 @@ static void count_abort(dcsim_htm_status_t st)
 	explore_note_htm(false, st);
 }
 
-jmp_buf *dcsim_htm_sim_prepare(const char *func, int line)
+jmp_buf *sim_prepare(const char *func, int line)
 {
 	struct lthread *lt = explore_lt;
 
@@ -134,7 +136,7 @@ jmp_buf *dcsim_htm_sim_prepare(const char *func, int line)
 	return &lt->txn.env;
 }
 
-dcsim_htm_status_t dcsim_htm_sim_start(void *cfa, void *ra)
+dcsim_htm_status_t sim_start(void *cfa, void *ra)
 {
 	struct lthread *lt = explore_lt;
 	dcsim_htm_status_t st;
@@ -159,7 +161,7 @@ dcsim_htm_status_t dcsim_htm_sim_start(void *cfa, void *ra)
 	return DCSIM_HTM_STARTED;
 }
 
-dcsim_htm_status_t dcsim_htm_sim_resume(void)
+dcsim_htm_status_t sim_resume(void)
 {
 	struct lthread *lt = explore_lt;
 
@@ -260,7 +262,7 @@ static __attribute__((noreturn, noinline)) void sim_do_abort(struct lthread *lt,
 	longjmp(tx->env, 1);
 }
 
-dcsim_htm_status_t htm_sim_begin_nojmp(void)
+dcsim_htm_status_t sim_begin_nojmp(void)
 {
 	struct lthread *lt = explore_lt;
 	dcsim_htm_status_t st;
@@ -287,7 +289,7 @@ dcsim_htm_status_t htm_sim_begin_nojmp(void)
 	return st;
 }
 
-void dcsim_htm_sim_abort(uint8_t code)
+void sim_abort(uint8_t code)
 {
 	struct lthread *lt = explore_lt;
 
@@ -298,7 +300,7 @@ void dcsim_htm_sim_abort(uint8_t code)
 		     ((dcsim_htm_status_t)code << 24));
 }
 
-void dcsim_htm_sim_end(void)
+void sim_end(void)
 {
 	struct lthread *lt = explore_lt;
 	dcsim_htm_status_t st;

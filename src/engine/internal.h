@@ -489,4 +489,34 @@ void htm_sim_doom(struct lthread *lt, dcsim_htm_status_t st);
 /* Does @lt's transaction hold line @ln in its write set (or read set)? */
 bool htm_sim_has_line(const struct lthread *lt, uintptr_t ln, bool write_set);
 
+/*
+ * The engine's side of the seam (src/base/hooks.h): what the primitives'
+ * entry points call.  hooks.c puts them in the table it registers.
+ */
+void explore_sched_point(enum dcsim_access acc, const volatile void *addr,
+			 unsigned int size, const char *func, int line);	/* sched-point.c */
+void strict_spin_note(enum dcsim_spin_event ev, const dcsim_spinlock_t *lock,
+		      unsigned int subclass, const char *func, int line);	/* strict.c */
+void strict_spin_assert_held(const dcsim_spinlock_t *lock, const char *lock_name,
+			     const char *what, const char *object);		/* strict.c */
+void window_spin_site(const char *func, int line);			/* window.c */
+struct dcsim_lock_class;
+void lockdep_set_class(const void *lock, const struct dcsim_lock_class *cls);	/* lockdep.c */
+void lockdep_set_class_array(const void *first, size_t n, size_t stride,
+			     const struct dcsim_lock_class *cls);		/* lockdep.c */
+bool explore_running(void);					/* names.c */
+bool sim_take_env(const char *env);				/* htm-sim.c */
+bool sim_owns_thread(void);
+bool sim_live(void);
+dcsim_htm_status_t sim_begin_nojmp(void);
+bool sim_in_txn(void);
+jmp_buf *sim_prepare(const char *func, int line);
+dcsim_htm_status_t sim_start(void *cfa, void *ra);
+dcsim_htm_status_t sim_resume(void);
+__attribute__((noreturn)) void sim_abort(uint8_t code);
+void sim_end(void);
+/* Register the table if no one has (dcsim_explore_run(): a static link may
+ * leave hooks.c's constructor out). */
+void explore_hooks_install(void);
+
 #endif /* DCSIM_SRC_EXPLORE_INTERNAL_H */

@@ -191,14 +191,16 @@ static bool may_register(void)
 	return dcsim_explore_running() && (explore_lt || ex.current == CTL);
 }
 
-void dcsim_lock_set_class(const void *lock, const struct dcsim_lock_class *cls)
+/* The lock_set_class hook: dcsim_lock_set_class() of the primitives calls it. */
+void lockdep_set_class(const void *lock, const struct dcsim_lock_class *cls)
 {
 	if (!lock || !may_register())
 		return;
 	map_put((uintptr_t)lock, cls);
 }
 
-void dcsim_lock_set_class_array(const void *first, size_t n, size_t stride,
+/* The lock_set_class_array hook. */
+void lockdep_set_class_array(const void *first, size_t n, size_t stride,
 				const struct dcsim_lock_class *cls)
 {
 	if (!first || !n || !stride || !may_register())

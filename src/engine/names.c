@@ -8,18 +8,17 @@
 #include <dcsim/describe.h>
 #include <dcsim/rcu.h>
 
+#include "../base/hooks.h"
 #include "internal.h"
 
 /* ---- names for the reports: the describer (<dcsim/describe.h>) ---- */
 
-static const struct dcsim_explore_describer *describer;
-
-void dcsim_explore_set_describer(const struct dcsim_explore_describer *d)
-{
-	__atomic_store_n(&describer, d, __ATOMIC_RELEASE);
-}
-
-bool dcsim_explore_running(void)
+/*
+ * The explore_running hook (src/base/hooks.h): dcsim_explore_running() of
+ * the primitives calls it.  Relaxed: a describer asks it only to skip
+ * recording names that no report can need, so a stale answer costs a name.
+ */
+bool explore_running(void)
 {
 	return __atomic_load_n(&ex.running, __ATOMIC_RELAXED);
 }
@@ -27,7 +26,7 @@ bool dcsim_explore_running(void)
 /* ex.lock held or the run over.  "'/d/f'.d_lock" for an address the describer knows, or "". */
 const char *describe_addr(uintptr_t a, unsigned int size, char *buf, size_t len)
 {
-	const struct dcsim_explore_describer *d = __atomic_load_n(&describer, __ATOMIC_ACQUIRE);
+	const struct dcsim_explore_describer *d = dcsim_describer_get();
 
 	if (!d || !d->describe || !d->describe(a, size, buf, len))
 		buf[0] = '\0';
@@ -37,7 +36,7 @@ const char *describe_addr(uintptr_t a, unsigned int size, char *buf, size_t len)
 /* The object @head frees, as the describer tells (poisoned until its grace period ends), or NULL. */
 char *rcu_head_object(struct dcsim_rcu_head *head, size_t *size)
 {
-	const struct dcsim_explore_describer *d = __atomic_load_n(&describer, __ATOMIC_ACQUIRE);
+	const struct dcsim_explore_describer *d = dcsim_describer_get();
 
 	*size = 0;
 	if (!d || !d->rcu_object)
@@ -47,7 +46,7 @@ char *rcu_head_object(struct dcsim_rcu_head *head, size_t *size)
 
 void names_exec_begin(void)
 {
-	const struct dcsim_explore_describer *d = __atomic_load_n(&describer, __ATOMIC_ACQUIRE);
+	const struct dcsim_explore_describer *d = dcsim_describer_get();
 
 	if (d && d->exec_begin)
 		d->exec_begin();

@@ -178,8 +178,9 @@ dcsim_access_observer_fn *dcsim_access_observer_set(dcsim_access_observer_fn *fn
 	return __atomic_exchange_n(&access_observer, fn, __ATOMIC_ACQ_REL);
 }
 
-void dcsim_sched_point(enum dcsim_access acc, const volatile void *addr,
-		       unsigned int size, const char *func, int line)
+/* The sched_point hook (src/base/hooks.h): dcsim_sched_point() of the primitives calls it. */
+void explore_sched_point(enum dcsim_access acc, const volatile void *addr,
+			 unsigned int size, const char *func, int line)
 {
 	struct lthread *lt = explore_lt;
 

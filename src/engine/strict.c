@@ -54,8 +54,9 @@
 
 /* ---- who holds what ---- */
 
-void dcsim_spin_note(enum dcsim_spin_event ev, const dcsim_spinlock_t *lock,
-		     unsigned int subclass, const char *func, int line)
+/* The spin_note hook (src/base/hooks.h): dcsim_spin_note() of the primitives calls it. */
+void strict_spin_note(enum dcsim_spin_event ev, const dcsim_spinlock_t *lock,
+		      unsigned int subclass, const char *func, int line)
 {
 	struct lthread *lt = explore_lt;
 
@@ -103,7 +104,8 @@ void dcsim_spin_note(enum dcsim_spin_event ev, const dcsim_spinlock_t *lock,
 	}
 }
 
-void dcsim_spin_assert_held(const dcsim_spinlock_t *lock, const char *lock_name,
+/* The spin_assert_held hook: dcsim_spin_assert_held() of the primitives calls it. */
+void strict_spin_assert_held(const dcsim_spinlock_t *lock, const char *lock_name,
 			    const char *what, const char *object)
 {
 	const struct lthread *lt = explore_lt;

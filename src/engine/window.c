@@ -103,7 +103,8 @@ static bool lock_layer(const char *func)
 	       !strncmp(func, "kc_", 3) || !strncmp(func, "dcsim_kc_", 9);
 }
 
-void dcsim_spin_site(const char *func, int line)
+/* The spin_site hook: dcsim_spin_site() of the primitives calls it. */
+void window_spin_site(const char *func, int line)
 {
 	struct lthread *lt = explore_lt;
 

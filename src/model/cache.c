@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The dentry cache model: dentries, the hash table, the LRU, and the
- * operations that every dput strategy shares.  Models fs/dcache.c.
+ * The dentry cache model: dentries, their allocation, the hash table,
+ * lookup and references, and dput(), the operations that every dput
+ * strategy shares.  Models fs/dcache.c.  A cache's lifetime is in
+ * lifetime.c, the LRU and the retain decision in lru.c; the locking rules
+ * below are the whole model's.
  *
  * Usage / Ordering (as at the top of fs/dcache.c):
  *
@@ -127,151 +130,6 @@ void dcsim_d_set_fsdata(struct dcsim_dentry *d, void *data)
 struct dcsim_lockref *dcsim_d_lockref(struct dcsim_dentry *d)
 {
 	return &d->d_lockref;
-}
-
-/* ---- cache lifetime ------------------------------------------------------- */
-
-/* Destroyed caches stay allocated (poisoned) so misuse is detectable. */
-static pthread_mutex_t graveyard_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct dcsim_cache *graveyard;
-
-struct dcsim_cache *(dcsim_cache_create)(const struct dcsim_cache_config *cfg)
-{
-	const struct dcsim_dput_strategy *s = cfg ? cfg->strategy : NULL;
-	unsigned int bits = cfg && cfg->hash_bits ? cfg->hash_bits : 10;
-	struct dcsim_cache *c;
-
-	if (bits > 24) {
-		errno = EINVAL;
-		return NULL;
-	}
-	if (!s && dcsim_strategy_from_env(&s)) {
-		errno = EINVAL;
-		return NULL;
-	}
-	if (!s->dput) {
-		errno = EINVAL;
-		return NULL;
-	}
-	c = aligned_alloc(DCSIM_CACHELINE, sizeof(*c));
-	if (!c)
-		goto nomem;
-	memset(c, 0, sizeof(*c));
-	c->hash = calloc((size_t)1 << bits, sizeof(*c->hash));
-	c->pcpu = aligned_alloc(DCSIM_CACHELINE, sizeof(*c->pcpu) * DCSIM_MAX_THREADS);
-	if (!c->hash || !c->pcpu) {
-		free(c->hash);
-		free(c->pcpu);
-		free(c);
-		goto nomem;
-	}
-	memset(c->pcpu, 0, sizeof(*c->pcpu) * DCSIM_MAX_THREADS);
-	c->hash_mask = (1u << bits) - 1;
-	c->strategy = s;
-	c->ops = s->ops;
-	c->retain_style = s->retain_style;
-	c->next_id = 1;
-	dcsim_spin_lock_init(&c->lru_lock);
-	dcsim_lock_set_class(&c->lru_lock, &dcache_class_lru_lock);
-	dlist_init(&c->lru);
-	dcsim_spin_lock_init(&c->roots_lock);
-	dcsim_lock_set_class(&c->roots_lock, &dcache_class_roots_lock);
-	dcsim_lock_set_class_array(&c->hash[0].lock, (size_t)1 << bits, sizeof(*c->hash),
-				   &dcache_class_hash_lock);
-	c->roots = NULL;
-	dcache_slab_cache_get();
-	/* Publish the initialised cache before anyone can see the pointer. */
-	smp_store_release(&c->magic, DCACHE_MAGIC_ALIVE);
-	return c;
-nomem:
-	errno = ENOMEM;
-	return NULL;
-}
-
-struct dcsim_cache *(dcsim_cache_create_named)(const char *name)
-{
-	struct dcsim_cache_config cfg = { 0 };
-
-	if (name) {
-		cfg.strategy = dcsim_strategy_lookup(name);
-		if (!cfg.strategy) {
-			fprintf(stderr, "dcsim: unknown dput strategy '%s'\n", name);
-			errno = EINVAL;
-			return NULL;
-		}
-	}
-	/* NULL: dcsim_cache_create() reads DCSIM_DPUT, as for a NULL config. */
-	return dcsim_cache_create(&cfg);
-}
-
-bool dcsim_cache_alive(const struct dcsim_cache *c)
-{
-	return dcache_alive(c);
-}
-
-const struct dcsim_dput_strategy *dcsim_cache_strategy(const struct dcsim_cache *c)
-{
-	if (WARN_ON_ONCE(!dcache_alive(c)))
-		return NULL;
-	return c->strategy;
-}
-
-static unsigned long count_reachable(struct dcsim_cache *c);
-
-/*
- * A destroyed cache's strategy (dcsim_cache_destroy() installs it): a put
- * on one of its leaked dentries is refused with a warning and touches
- * nothing.  So dput() needs no alive check of its own on the fast path.
- */
-static enum dcsim_dput_path dead_cache_dput(struct dcsim_dentry *d)
-{
-	WARN_ON_ONCE(!dcache_alive(d->d_cache));
-	return DCSIM_DPUT_PATH_WARNED;
-}
-
-static const struct dcsim_dput_strategy dead_cache_strategy = {
-	.name = "destroyed-cache",
-	.description = "refuses every put: the cache was destroyed",
-	.dput = dead_cache_dput,
-};
-
-
-void dcsim_cache_destroy(struct dcsim_cache *c)
-{
-	unsigned long left;
-
-	if (!c)
-		return;
-	if (WARN_ON_ONCE(!dcache_alive(c)))
-		return;
-	dcsim_shrink_all(c);
-	left = count_reachable(c);
-	/* models the "Dentry still in use" report of shrink_dcache_for_umount() */
-	if (WARN_ON_ONCE(left != 0)) {
-		static bool told;	/* once per process, like the warning */
-
-		if (!__atomic_exchange_n(&told, true, __ATOMIC_RELAXED))
-			fprintf(stderr, "dcsim: cache destroyed with %lu dentries still in use; "
-				"leaked\n", left);
-	}
-	/*
-	 * Queued frees (__d_free) touch only their dentry, never the cache, so
-	 * there is no need to wait for them here (a grace period per destroy
-	 * would dominate short tests); dcsim_rcu_barrier() waits if wanted.
-	 */
-	WRITE_ONCE(c->strategy, &dead_cache_strategy);	/* dput()s now warn */
-	WRITE_ONCE(c->magic, DCACHE_MAGIC_DEAD);
-	free(c->pcpu);
-	c->pcpu = NULL;
-	if (!left) {
-		free(c->hash);
-		c->hash = NULL;
-	}
-	dcache_slab_cache_put();
-	pthread_mutex_lock(&graveyard_lock);
-	c->grave_next = graveyard;
-	graveyard = c;
-	pthread_mutex_unlock(&graveyard_lock);
 }
 
 /* ---- allocation ----------------------------------------------------------- */
@@ -782,96 +640,6 @@ struct dcsim_dentry *dcsim_dget_parent(struct dcsim_dentry *d)
 	return dcache_dget_parent(d);
 }
 
-/* ---- LRU helpers (d_lock held); models fs/dcache.c d_lru_add() etc. ------ */
-
-void d_lru_add(struct dcsim_dentry *d)
-{
-	struct dcsim_cache *c = d->d_cache;
-
-	if (WARN_ON_ONCE(d_flags_read(d) & (DCSIM_DCACHE_LRU_LIST | DCSIM_DCACHE_SHRINK_LIST)))
-		return;
-	__d_set_flags(d, DCSIM_DCACHE_LRU_LIST);
-	dcsim_spin_lock(&c->lru_lock);
-	dlist_add_tail(&d->d_lru, &c->lru);
-	dcsim_spin_unlock(&c->lru_lock);
-	dstat_inc(c, DCSIM_CS_LRU_ADD);
-	dstat_inc(c, DCSIM_CS_NR_LRU);
-	if (d_negative(d))
-		dstat_inc(c, DCSIM_CS_NR_NEGATIVE);
-}
-
-void d_lru_del(struct dcsim_dentry *d)
-{
-	struct dcsim_cache *c = d->d_cache;
-
-	if (WARN_ON_ONCE((d_flags_read(d) & (DCSIM_DCACHE_LRU_LIST | DCSIM_DCACHE_SHRINK_LIST)) !=
-			 DCSIM_DCACHE_LRU_LIST))
-		return;
-	__d_clear_flags(d, DCSIM_DCACHE_LRU_LIST);
-	dcsim_spin_lock(&c->lru_lock);
-	dlist_del_init(&d->d_lru);
-	dcsim_spin_unlock(&c->lru_lock);
-	dstat_inc(c, DCSIM_CS_LRU_DEL);
-	dstat_add(c, DCSIM_CS_NR_LRU, -1);
-	if (d_negative(d))
-		dstat_add(c, DCSIM_CS_NR_NEGATIVE, -1);
-}
-
-void d_shrink_add(struct dcsim_dentry *d, struct dcsim_list_head *list)
-{
-	if (WARN_ON_ONCE(d_flags_read(d) & (DCSIM_DCACHE_LRU_LIST | DCSIM_DCACHE_SHRINK_LIST)))
-		return;
-	__d_set_flags(d, DCSIM_DCACHE_LRU_LIST | DCSIM_DCACHE_SHRINK_LIST);
-	dlist_add(&d->d_lru, list);
-}
-
-void d_shrink_del(struct dcsim_dentry *d)
-{
-	uint32_t both = DCSIM_DCACHE_LRU_LIST | DCSIM_DCACHE_SHRINK_LIST;
-
-	if (WARN_ON_ONCE((d_flags_read(d) & both) != both))
-		return;
-	dlist_del_init(&d->d_lru);
-	__d_clear_flags(d, both);
-}
-
-/* ---- retain or kill ------------------------------------------------------- */
-
-/*
- * models fs/dcache.c:retain_dentry() of 6.1: d_lock held, count == 1 (the
- * caller's reference).  Return: true if the dentry stays cached; the
- * caller's reference is then dropped (decremented, as the kernel does, so
- * that a wrong count is not papered over) and the LRU state updated.
- * False: the caller must kill it.
- * @style selects what a final put does to a dentry not yet on the LRU.
- */
-bool retain_dentry(struct dcsim_dentry *d, enum dcsim_retain_style style)
-{
-	uint32_t f = d_flags_read(d);
-
-	if (d_unhashed(d))
-		return false;
-	if (f & DCSIM_DCACHE_DISCONNECTED)
-		return false;
-	if (f & DCSIM_DCACHE_OP_DELETE) {
-		const struct dcsim_dentry_operations *op = READ_ONCE(d->d_op);
-
-		if (op->d_delete(d))
-			return false;
-	}
-	if (f & DCSIM_DCACHE_DONTCACHE)
-		return false;
-	d_set_cnt(d, d_cnt(d) - 1);
-	if (!(f & DCSIM_DCACHE_LRU_LIST)) {
-		d_lru_add(d);
-		if (style == DCSIM_RETAIN_ALWAYS_REFERENCED)
-			__d_set_flags(d, DCSIM_DCACHE_REFERENCED);
-	} else if (!(f & DCSIM_DCACHE_REFERENCED)) {
-		__d_set_flags(d, DCSIM_DCACHE_REFERENCED);
-	}
-	return true;
-}
-
 /* ---- dput ----------------------------------------------------------------- */
 
 /* models fs/dcache.c:dput(): the strategy does the work. */
@@ -885,29 +653,4 @@ void dcsim_dput(struct dcsim_dentry *d)
 	/* What we did with our reference comes before the free (TSan only). */
 	dcsim_rcu_tsan_before_free(&d->d_rcu);
 	dstat_dput(c, READ_ONCE(c->strategy)->dput(d));
-}
-
-/* ---- tree walking for destroy -------------------------------------------- */
-
-static unsigned long count_subtree(struct dcsim_hlist_node *n)
-{
-	unsigned long nr = 0;
-
-	for (; n; n = READ_ONCE(n->next)) {
-		struct dcsim_dentry *d = d_sib_entry(n);
-
-		nr += 1 + count_subtree(READ_ONCE(d->d_children));
-	}
-	return nr;
-}
-
-/* Quiescent callers only. */
-static unsigned long count_reachable(struct dcsim_cache *c)
-{
-	unsigned long nr;
-
-	dcsim_spin_lock(&c->roots_lock);
-	nr = count_subtree(READ_ONCE(c->roots));
-	dcsim_spin_unlock(&c->roots_lock);
-	return nr;
 }

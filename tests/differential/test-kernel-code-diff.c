@@ -148,13 +148,13 @@ static bool replay(const struct pair *p, const struct trace *t, size_t *at, char
 	}
 	for (uint32_t i = r[0]->spec.next_id - 1; ok && i >= 1; i--) {
 		while (ok && r[0]->held[i] > 0) {
-			struct step st = { .op = T_DPUT, .a = i };
+			struct step st = { .op = OP_DPUT, .a = i };
 
 			ok = step_both(r, p, &st);
 		}
 	}
 	if (ok) {
-		struct step st = { .op = T_SHRINK_ALL };
+		struct step st = { .op = OP_SHRINK_ALL };
 
 		ok = step_both(r, p, &st);
 	}

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#ifndef DCSIM_CHECKER_DCACHE_SCENARIOS_H
-#define DCSIM_CHECKER_DCACHE_SCENARIOS_H
+#ifndef DCSIM_CHECKER_SCENARIO_H
+#define DCSIM_CHECKER_SCENARIO_H
 
 /*
  * Internals of the dentry cache scenarios: what a scenario is (struct
@@ -16,6 +16,7 @@
 #include <dcsim/cache.h>
 #include <dcsim/explore-dcache.h>
 
+#include "ops.h"
 #include "postcond.h"
 #include "spec.h"
 
@@ -24,51 +25,36 @@
 #define MAXOPS		6
 #define MAX_OUTCOMES	512
 
-enum sop_kind {
-	SOP_END,
-	SOP_DPUT,		/* dput(slot a); the slot is emptied */
-	SOP_LOOKUP,		/* slot dst = d_lookup(slot a, name) */
-	SOP_LOOKUP_HIT,		/* ... which must find it */
-	SOP_LOOKUP_MISS,	/* ... which must not */
-	SOP_DROP,		/* d_drop(slot a) */
-	SOP_DELETE,		/* d_delete(slot a) */
-	SOP_INVALIDATE,		/* d_invalidate(slot a) */
-	SOP_PRUNE,		/* prune(n) */
-	SOP_SHRINK_ALL,
-	SOP_DGET_PARENT,	/* slot dst = dget_parent(slot a) */
-	SOP_SET_FLAGS,		/* d_set_flags(slot a, n) */
-	SOP_DPUT_UNOWNED,	/* misuse: dput(slot a) without owning a reference */
-	SOP_CREATE,		/* slot dst = d_alloc(slot a, name) + d_add(positive) */
-	SOP_WALK,		/* slot dst = path_walk(slot a, "x/y"): NULL or positive */
-	SOP_INSTANTIATE,	/* create in place: the parent's create lock, d_instantiate(slot a) */
-};
+/*
+ * The calls of a program are the checkers' operations (ops.h).  The
+ * scenario table (dcache-scenario-defs.c) writes them with the macros
+ * below and SOP_END; each names one enum spec_op.
+ */
+#define SOP_END			OP_END
+
 
 struct sop {
-	uint8_t kind, a, dst;
+	uint8_t kind, a, dst;	/* kind: enum spec_op */
 	uint32_t n;
 	const char *name;
 };
 
-#define DPUT(s)			{ SOP_DPUT, s, 0, 0, NULL }
-#define LOOKUP(p, nm, d)	{ SOP_LOOKUP, p, d, 0, nm }
-#define LOOKUP_HIT(p, nm, d)	{ SOP_LOOKUP_HIT, p, d, 0, nm }
-#define LOOKUP_MISS(p, nm, d)	{ SOP_LOOKUP_MISS, p, d, 0, nm }
-#define DROP(s)			{ SOP_DROP, s, 0, 0, NULL }
-#define DELETE(s)		{ SOP_DELETE, s, 0, 0, NULL }
-#define INVALIDATE(s)		{ SOP_INVALIDATE, s, 0, 0, NULL }
-#define PRUNE(k)		{ SOP_PRUNE, 0, 0, k, NULL }
-#define SHRINK_ALL()		{ SOP_SHRINK_ALL, 0, 0, 0, NULL }
-#define DGET_PARENT(s, d)	{ SOP_DGET_PARENT, s, d, 0, NULL }
-#define SET_FLAGS(s, f)		{ SOP_SET_FLAGS, s, 0, f, NULL }
-#define DPUT_UNOWNED(s)		{ SOP_DPUT_UNOWNED, s, 0, 0, NULL }
-#define CREATE(p, nm, d)	{ SOP_CREATE, p, d, 0, nm }
-#define WALK(p, path, d)	{ SOP_WALK, p, d, 0, path }
+#define DPUT(s)			{ OP_DPUT, s, 0, 0, NULL }
+#define LOOKUP(p, nm, d)	{ OP_LOOKUP, p, d, 0, nm }
+#define LOOKUP_HIT(p, nm, d)	{ OP_LOOKUP_HIT, p, d, 0, nm }
+#define LOOKUP_MISS(p, nm, d)	{ OP_LOOKUP_MISS, p, d, 0, nm }
+#define DROP(s)			{ OP_DROP, s, 0, 0, NULL }
+#define DELETE(s)		{ OP_DELETE, s, 0, 0, NULL }
+#define INVALIDATE(s)		{ OP_INVALIDATE, s, 0, 0, NULL }
+#define PRUNE(k)		{ OP_PRUNE, 0, 0, k, NULL }
+#define SHRINK_ALL()		{ OP_SHRINK_ALL, 0, 0, 0, NULL }
+#define DGET_PARENT(s, d)	{ OP_DGET_PARENT, s, d, 0, NULL }
+#define SET_FLAGS(s, f)		{ OP_SET_FLAGS, s, 0, f, NULL }
+#define DPUT_UNOWNED(s)		{ OP_DPUT_UNOWNED, s, 0, 0, NULL }
+#define CREATE(p, nm, d)	{ OP_ALLOC_ADD, p, d, 0, nm }
+#define WALK(p, path, d)	{ OP_WALK, p, d, 0, path }
 
-#define WALK_MAX	4	/* components of a WALK path */
-
-/* Split @path ("a/f") into @names, in @buf.  Return: the number of components. */
-unsigned int dscn_split_path(const char *path, char (*buf)[16], const char **names);
-#define INSTANTIATE(s)		{ SOP_INSTANTIATE, s, 0, 0, NULL }
+#define INSTANTIATE(s)		{ OP_CREATE, s, 0, 0, NULL }
 
 struct dscn;
 
@@ -105,7 +91,31 @@ struct scn_def {
 /* Every scenario, indexed by enum dcsim_dcache_scenario. */
 extern const struct scn_def scn_defs[DCSIM_DSCN_NR];
 
-struct dscn_arg;
+/* A compact end state for "some serial order" comparisons (no LRU order). */
+struct rstate {
+	uint64_t id, parent;
+	int32_t count;
+	uint32_t flags;
+	bool hashed, on_lru;
+};
+
+struct routcome {
+	size_t nr;
+	struct rstate *v;
+};
+
+/* Per exploration: the spec of the setup state and every serial outcome. */
+struct dscn_arg {
+	enum dcsim_dcache_scenario kind;
+	const struct dcsim_dput_strategy *strategy;
+	bool ready;
+	struct spec *init;			/* the spec at the end of setup */
+	uint32_t init_slot[NTHREADS][NSLOTS];	/* spec ids in the slots */
+	struct routcome outcomes[MAX_OUTCOMES];
+	size_t nr_outcomes;
+	bool outcomes_overflow;			/* too many: the any-order check is off */
+};
+
 
 /* One execution of a scenario (controller thread: setup and check). */
 struct dscn {
@@ -138,4 +148,13 @@ const struct dcsim_dentry_state *dscn_find(const struct dcsim_cache_snapshot *sn
 struct dcsim_dentry *dscn_mk(struct dscn *s, struct dcsim_dentry *parent, const char *name,
 			     const struct dcsim_dentry_operations *ops);
 
-#endif /* DCSIM_CHECKER_DCACHE_SCENARIOS_H */
+/* dcache-scenario-spec.c: the spec side of a scenario run. */
+/* First setup of an exploration: the spec of the start state, and its serial outcomes. */
+void dscn_prepare_spec(struct dscn *s);
+void dscn_release_spec(struct dscn_arg *arg);
+/* At quiescence: compare the model's end state @snap with the spec's. */
+void dscn_check_spec(struct dscn *s, const struct dcsim_cache_snapshot *snap);
+/* Shrinker trylock failures so far (a skip has no serial equivalent). */
+uint64_t dscn_lru_skips(void);
+
+#endif /* DCSIM_CHECKER_SCENARIO_H */
