@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include <dcsim/strategy.h>
+#include <dcsim/task-local.h>
 
 #include <kc/funcs.h>
 #include <kc/glue.h>
@@ -39,6 +40,31 @@
 
 __thread struct kc_tally kc_tally;
 __thread struct kc_pcpu kc_pcpu;
+
+/*
+ * Both are a logical thread's (<dcsim/task-local.h>): a put's path and a
+ * shrinker's kills are read back as the difference of the tally across
+ * the call, which another fiber of the explorer on the same pthread must
+ * not change.
+ */
+static void *kc_tally_addr(void)
+{
+	return &kc_tally;
+}
+
+static void *kc_pcpu_addr(void)
+{
+	return &kc_pcpu;
+}
+
+static struct dcsim_task_local kc_tally_tl = { .addr = kc_tally_addr, .size = sizeof(kc_tally) };
+static struct dcsim_task_local kc_pcpu_tl = { .addr = kc_pcpu_addr, .size = sizeof(kc_pcpu) };
+
+__attribute__((constructor)) static void kc_task_local_init(void)
+{
+	dcsim_task_local_register(&kc_tally_tl);
+	dcsim_task_local_register(&kc_pcpu_tl);
+}
 
 #if DCSIM_INSTRUMENT
 #include <kc/glue-impl.h>
