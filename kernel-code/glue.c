@@ -120,10 +120,34 @@ static void kc_link_lines(void)
 				func_lines[i] = lines_tab[j];
 }
 
+/*
+ * func_tab's indices in order of address (equal addresses: in table
+ * order), for the binary search of kc_func_index(): every access of the
+ * kernel code asks where it is, and a scan of every variant's functions
+ * cost more than the explorer's whole schedule point.  Kept sorted as
+ * functions are added (constructors, a plugin's load), before lookups.
+ */
+static uint16_t by_addr[KC_MAX_FUNCS];
+
+static void by_addr_insert(size_t i)
+{
+	size_t k = i;
+
+	/* After every entry whose address is not above ours: stable. */
+	while (k > 0 && (const char *)func_tab[by_addr[k - 1]].addr >
+			(const char *)func_tab[i].addr) {
+		by_addr[k] = by_addr[k - 1];
+		k--;
+	}
+	by_addr[k] = (uint16_t)i;
+}
+
 void kc_funcs_add(const struct kc_func *f, size_t n)
 {
-	for (size_t i = 0; i < n && nr_funcs < KC_MAX_FUNCS; i++)
-		func_tab[nr_funcs++] = f[i];
+	for (size_t i = 0; i < n && nr_funcs < KC_MAX_FUNCS; i++) {
+		func_tab[nr_funcs] = f[i];
+		by_addr_insert(nr_funcs++);
+	}
 	kc_link_lines();
 }
 
@@ -134,20 +158,28 @@ void kc_lines_add(const struct kc_lines *l, size_t n)
 	kc_link_lines();
 }
 
+/* The function with the highest address at or below @pc (the first of equals), or -1. */
 static long kc_func_index(const void *pc)
 {
-	const char *ba = NULL;
-	long best = -1;
+	size_t lo = 0, hi = nr_funcs, k;
+	const char *a;
 
-	for (size_t i = 0; i < nr_funcs; i++) {
-		const char *a = func_tab[i].addr;
+	/* The first entry whose address is above @pc. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
 
-		if (a <= (const char *)pc && (!ba || a > ba)) {
-			ba = a;
-			best = (long)i;
-		}
+		if ((const char *)func_tab[by_addr[mid]].addr <= (const char *)pc)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	return best;
+	if (!lo)
+		return -1;
+	k = lo - 1;
+	a = func_tab[by_addr[k]].addr;
+	while (k > 0 && (const char *)func_tab[by_addr[k - 1]].addr == a)
+		k--;
+	return by_addr[k];
 }
 
 const char *kc_func_name(const void *pc)

@@ -47,7 +47,7 @@
 
 #include "internal.h"
 
-__thread struct lthread *explore_lt;
+__thread struct lthread *explore_lt __attribute__((tls_model("initial-exec")));
 
 /* dcsim_explore_set_handoff(): what DCSIM_EXPLORE_HANDOFF_DEFAULT means. */
 static enum dcsim_explore_handoff handoff_default = DCSIM_EXPLORE_HANDOFF_FIBER;

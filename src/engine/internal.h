@@ -153,7 +153,8 @@ struct lthread {
 	struct sim_txn txn;
 };
 
-extern __thread struct lthread *explore_lt;
+/* initial-exec: one %fs-relative load per schedule point, no __tls_get_addr() call. */
+extern __thread struct lthread *explore_lt __attribute__((tls_model("initial-exec")));
 
 /* ---- the explorer's state, one file per concern around it ---- */
 
