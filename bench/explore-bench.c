@@ -5,6 +5,7 @@
  *   dcsim-bench-explore [--strategies fast,k612] [--handoffs pthread,fiber]
  *                       [--budget quick|default|soak] [--iters N] [--reps N]
  *                       [--corpus DIR] [--json FILE] [--no-progress]
+ *                       [--load LIB.so]...
  *
  * For each strategy and each hand-off (how the baton moves between logical
  * threads, <dcsim/explore.h>), the explore suite's explorations (every
@@ -166,7 +167,8 @@ static void usage(FILE *f)
 {
 	fputs("usage: dcsim-bench-explore [--strategies A,B] [--handoffs pthread,fiber,...]\n"
 	      "                           [--budget quick|default|soak] [--iters N] [--reps N]\n"
-	      "                           [--corpus DIR] [--json FILE] [--no-progress]\n", f);
+	      "                           [--corpus DIR] [--json FILE] [--no-progress]\n"
+	      "                           [--load LIB.so]...   (the corpus: kernel-code/libdcsim-kc-corpus.so)\n", f);
 }
 
 static int bad_usage(const char *msg, const char *arg)
@@ -223,6 +225,14 @@ int main(int argc, char **argv)
 			reps = strtoul(v, &end, 0);
 			if (errno || *end || !reps || reps > 100 || v[0] == '-')
 				return bad_usage("bad --reps (1..100)", v);
+		} else if (!strcmp(a, "--load")) {
+			char why[512];
+			bool init;
+
+			if (dcsim_strategy_load(v, &init, why, sizeof(why)) < 0) {
+				fprintf(stderr, "dcsim-bench-explore: --load %s: %s\n", v, why);
+				return 2;
+			}
 		} else if (!strcmp(a, "--corpus")) {
 			corpus = v;
 		} else if (!strcmp(a, "--json")) {
@@ -239,7 +249,8 @@ int main(int argc, char **argv)
 		return bad_usage("want 1 to 8 names in", ns <= 0 ? "--strategies" : "--handoffs");
 	for (int i = 0; i < ns; i++)
 		if (!(strats[i] = dcsim_strategy_lookup(strat_names[i])))
-			return bad_usage("no strategy", strat_names[i]);
+			return bad_usage("no strategy (the kernel's code: --load "
+					 "kernel-code/libdcsim-kc-corpus.so)", strat_names[i]);
 	for (int i = 0; i < nh; i++)
 		if (dcsim_explore_handoff_parse(ho_names[i], &hos[i]) ||
 		    hos[i] == DCSIM_EXPLORE_HANDOFF_DEFAULT)
