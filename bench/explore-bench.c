@@ -52,6 +52,16 @@ struct clocks {
 	double wall, cpu;
 };
 
+/* CPU seconds of the children waited for so far (the corpus's runs). */
+static double children_cpu(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_CHILDREN, &ru);
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+}
+
 static struct clocks clocks_now(void)
 {
 	struct timespec ts;
@@ -308,6 +318,7 @@ int main(int argc, char **argv)
 	for (int hi = 0; corpus && hi < nh; hi++) {
 		struct dcsim_checker_opts o;
 		struct clocks t0, t1;
+		double c0, c1;
 		char *table = NULL;
 		size_t len = 0;
 		FILE *mem = open_memstream(&table, &len);
@@ -327,13 +338,17 @@ int main(int argc, char **argv)
 		dcsim_explore_set_handoff(hos[hi]);
 		fflush(stdout);
 		t0 = clocks_now();
+		c0 = children_cpu();
 		rc = dcsim_checker_corpus(corpus, &o, mem);
+		c1 = children_cpu();
 		t1 = clocks_now();
 		fclose(mem);
-		printf("\ncorpus, hand-off %s: %.1f s wall (exit %d)\n%s",
-		       dcsim_explore_handoff_name(hos[hi]), t1.wall - t0.wall, rc, table ? table : "");
+		printf("\ncorpus, hand-off %s: %.1f s wall, %.1f s CPU (its runs) (exit %d)\n%s",
+		       dcsim_explore_handoff_name(hos[hi]), t1.wall - t0.wall, c1 - c0, rc,
+		       table ? table : "");
 		json_object_set_new(jc, "handoff", bj_str(dcsim_explore_handoff_name(hos[hi])));
 		json_object_set_new(jc, "wall_s", bj_real(t1.wall - t0.wall));
+		json_object_set_new(jc, "cpu_s", bj_real(c1 - c0));
 		json_object_set_new(jc, "exit", json_integer(rc));
 		json_object_set_new(jc, "table", bj_str(table));
 		json_array_append_new(jcorpus, jc);
