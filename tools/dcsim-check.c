@@ -19,6 +19,11 @@
  * --sched strict explores with strict priorities (<dcsim/explore.h>,
  * "Scheduling": spinning does not yield, busy-wait livelocks fail); --sched
  * rt also takes the yield from cond_resched() (a real-time preemptor).
+ * --sched window parks threads inside lock-drop windows while the others
+ * run (<dcsim/explore.h>, "Windows"; docs/window-exploration.md);
+ * --window-dump FILE appends its per-window counts to FILE, and
+ * --window-target FUNC:LINE[:hold] (a failure's replay) fixes the window
+ * every execution targets.
  *
  * --corpus DIR runs the corpus of upstream bugs (corpus/): for each
  * .bug entry the suites it names on the strategies it names, and prints
@@ -102,7 +107,8 @@ static void usage(FILE *f)
 	      "                   [--diff-steps N] [--jobs N] [--shard I/N] [--no-pin]\n"
 	      "                   [--scenario NAME --explore-mode random|pct --execution-seed N\n"
 	      "                    [--pct-steps K]] [--scenarios A,B,...] [--fault NAME]\n"
-	      "                   [--sched fair|strict|rt] [--handoff fiber|ucontext|pthread]\n"
+	      "                   [--sched fair|strict|rt|window] [--window-dump FILE]\n"
+	      "                   [--window-target FUNC:LINE[:hold]] [--handoff fiber|ucontext|pthread]\n"
 	      "       dcsim-check [--load LIB.so]... --corpus DIR [--budget B]\n"
 	      "       dcsim-check --kernel-tree 6.1|6.12|TARBALL --kernel-patch FILE...\n"
 	      "                   [--suites ...] [--seed N] [--budget ...] [--jobs N] ...\n"
@@ -632,6 +638,8 @@ int main(int argc, char **argv)
 		{ "fault", required_argument, NULL, 'f' },
 		{ "corpus", required_argument, NULL, 'K' },
 		{ "sched", required_argument, NULL, 'y' },
+		{ "window-dump", required_argument, NULL, 'W' },
+		{ "window-target", required_argument, NULL, 'Z' },
 		{ "no-pin", no_argument, NULL, 'N' },
 		{ "handoff", required_argument, NULL, 'H' },
 		{ "list", no_argument, NULL, 'L' },
@@ -749,7 +757,7 @@ int main(int argc, char **argv)
 			enum dcsim_explore_sched sch;
 
 			if (dcsim_explore_sched_parse(optarg, &sch))
-				return bad_usage("bad --sched '%s' (want fair, strict or rt)", optarg);
+				return bad_usage("bad --sched '%s' (want fair, strict, rt or window)", optarg);
 			o.explore_sched = optarg;
 			break;
 		}
@@ -759,6 +767,20 @@ int main(int argc, char **argv)
 			if (dcsim_explore_handoff_parse(optarg, &ho))
 				return bad_usage("bad --handoff '%s' (want fiber, ucontext or pthread)", optarg);
 			dcsim_explore_set_handoff(ho);
+			break;
+		}
+		case 'W':
+			o.window_dump = optarg;
+			break;
+		case 'Z': {
+			const char *colon = strchr(optarg, ':');
+			char *end;
+
+			if (!colon || colon == optarg || (strtol(colon + 1, &end, 10), end == colon + 1) ||
+			    (*end && strcmp(end, ":hold")))
+				return bad_usage("bad --window-target '%s' (want FUNC:LINE or "
+						 "FUNC:LINE:hold)", optarg);
+			o.window_target = optarg;
 			break;
 		}
 		case 'N':
@@ -867,6 +889,10 @@ int main(int argc, char **argv)
 	if (o.explore_sched) {
 		append_word(replay, sizeof(replay), "--sched");
 		append_word(replay, sizeof(replay), o.explore_sched);
+	}
+	if (o.window_target) {
+		append_word(replay, sizeof(replay), "--window-target");
+		append_word(replay, sizeof(replay), o.window_target);
 	}
 	o.replay_prefix = replay;
 	/*

@@ -126,6 +126,7 @@ static void exec_prepare(void)
 	}
 	strict_prepare();
 	lasso_exec_begin();
+	window_exec_begin();
 }
 
 /* FNV-1a over this execution's decisions and steps, on top of @h. */
@@ -154,7 +155,7 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 	    (unsigned int)opts->mode > DCSIM_EXPLORE_DFS ||
 	    (unsigned int)opts->htm > DCSIM_EXPLORE_HTM_CONFLICTS ||
 	    (unsigned int)opts->memory > DCSIM_EXPLORE_MEM_RELAXED_RMW ||
-	    (unsigned int)opts->sched > DCSIM_EXPLORE_SCHED_RT ||
+	    (unsigned int)opts->sched > DCSIM_EXPLORE_SCHED_WINDOW ||
 	    (unsigned int)opts->handoff > DCSIM_EXPLORE_HANDOFF_PTHREAD || explore_lt)
 		return -EINVAL;
 	if (opts->scenario && *opts->scenario && strcmp(opts->scenario, sc->name)) {
@@ -194,6 +195,7 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 	ex.rcu_cbs_run = ex.stale_loads = 0;
 	ex.strict_count = 0;
 	lasso_run_begin();
+	window_run_begin();
 	ex.ncbs = 0;
 	max_iter = single ? 1 : ex.o.iterations;
 
@@ -308,6 +310,7 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 				r.first_failure = ex.exec_no;
 				r.failure_seed = ex.exec_seed;
 				r.failure_pct_steps = ex.pct_k_used;
+				window_target_name(r.failure_window, sizeof(r.failure_window));
 				snprintf(r.failure, sizeof(r.failure), "%s", ex.msg);
 			}
 			r.failures++;
@@ -344,6 +347,7 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 	r.stale_loads = ex.stale_loads;
 	r.preemptions = ex.strict_count;
 	lasso_counts(&r.lasso_tries, &r.lasso_demotions);
+	window_run_end(&r);
 	pthread_mutex_lock(&ex.lock);
 	ex.running = false;
 	pthread_mutex_unlock(&ex.lock);
