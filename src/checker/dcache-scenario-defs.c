@@ -560,6 +560,7 @@ static void check_prune_negative_create(const struct dscn *s,
 				   f->lru_pos < 0 ? "on no list" : "on the LRU");
 }
 
+/*
  * f negative (an unlink left it), hashed and DONTCACHE, held by T0 alone:
  * its final put kills it.  g positive, held by T1, whose kill of it holds
  * the directory's lock for a while.
@@ -775,6 +776,7 @@ const struct scn_def scn_defs[DCSIM_DSCN_NR] = {
 		{ LOOKUP(0, "f", 1), INSTANTIATE(1), DPUT(1) } },
 		.check = check_prune_negative_create,
 		.latent_if = DCSIM_STRATEGY_SHRINK_LOCK_DENTRY },
+	/*
 	 * T0's put kills the negative f; its trylock of the directory fails
 	 * while T1's kill of g holds it, so it drops f's lock to take the
 	 * directory's in order.  In that window T2 looks f up and creates the
