@@ -11,11 +11,12 @@
  * dentry cache's post-condition counts.  Then a failure found under one
  * hand-off is replayed under the other and must fail the same way.
  *
- *   test-explore-handoff [--iters N] [--fault NAME] [strategy...]
+ *   test-explore-handoff [--iters N] [--fault NAME] [--sched NAME] [strategy...]
  *
  * Default: 250 executions per exploration (dcsim-check's default budget),
  * the strategies fast and k612 (where the build has the kernel's code).  --fault plants a model fault, so that
- * failures, reports and replays are compared too.  Exit 0 identical,
+ * failures, reports and replays are compared too; --sched explores with
+ * strict priorities or the window-directed scheduler.  Exit 0 identical,
  * 1 a difference, 2 usage.
  */
 
@@ -42,6 +43,8 @@ struct outcome {
 	unsigned long spec[DCSIM_SPEC_CHECK_NR];
 };
 
+static enum dcsim_explore_sched sched = DCSIM_EXPLORE_SCHED_FAIR;
+
 static int run(const struct dcsim_dput_strategy *s, int scn, enum dcsim_explore_mode mode,
 	       enum dcsim_explore_htm htm, unsigned long iters, enum dcsim_explore_handoff h,
 	       const struct dcsim_explore_opts *replay_of, struct outcome *out)
@@ -58,6 +61,7 @@ static int run(const struct dcsim_dput_strategy *s, int scn, enum dcsim_explore_
 	o.keep_going = true;
 	o.quiet = true;
 	o.handoff = h;
+	o.sched = sched;
 	if (replay_of) {
 		o.replay = true;
 		o.replay_seed = replay_of->replay_seed;
@@ -178,9 +182,14 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			dcsim_dcache_set_fault((enum dcsim_dcache_fault)f);
+		} else if (!strcmp(argv[i], "--sched") && i + 1 < argc) {
+			if (dcsim_explore_sched_parse(argv[++i], &sched)) {
+				fprintf(stderr, "test-explore-handoff: no scheduling '%s'\n", argv[i]);
+				return 2;
+			}
 		} else if (argv[i][0] == '-' || nnames == 32) {
 			fprintf(stderr, "usage: test-explore-handoff [--iters N] [--fault NAME] "
-				"[strategy...]\n");
+				"[--sched NAME] [strategy...]\n");
 			return 2;
 		} else {
 			names[nnames++] = argv[i];
