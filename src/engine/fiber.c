@@ -174,11 +174,6 @@ static __attribute__((noreturn)) void fiber_entry(void)
 	abort();
 }
 
-bool fiber_have_asm(void)
-{
-	return FIBER_HAVE_ASM;
-}
-
 /*
  * Run start, on the controller, for a fiber hand-off: note where this
  * pthread's task-local variables are, give the controller its save area,

@@ -358,7 +358,6 @@ void __lsan_ignore_object(const void *p);
 void crash_handler(int sig);
 
 /* fiber.c (ex.handoff fiber or ucontext; on the controller's pthread) */
-bool fiber_have_asm(void);
 int fiber_run_begin(bool use_asm);
 void fiber_run_end(void);
 void fiber_create(struct lthread *lt);
