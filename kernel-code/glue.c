@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include <dcsim/strategy.h>
+#include <dcsim/task-local.h>
 
 #include <kc/funcs.h>
 #include <kc/glue.h>
@@ -39,6 +40,31 @@
 
 __thread struct kc_tally kc_tally;
 __thread struct kc_pcpu kc_pcpu;
+
+/*
+ * Both are a logical thread's (<dcsim/task-local.h>): a put's path and a
+ * shrinker's kills are read back as the difference of the tally across
+ * the call, which another fiber of the explorer on the same pthread must
+ * not change.
+ */
+static void *kc_tally_addr(void)
+{
+	return &kc_tally;
+}
+
+static void *kc_pcpu_addr(void)
+{
+	return &kc_pcpu;
+}
+
+static struct dcsim_task_local kc_tally_tl = { .addr = kc_tally_addr, .size = sizeof(kc_tally) };
+static struct dcsim_task_local kc_pcpu_tl = { .addr = kc_pcpu_addr, .size = sizeof(kc_pcpu) };
+
+__attribute__((constructor)) static void kc_task_local_init(void)
+{
+	dcsim_task_local_register(&kc_tally_tl);
+	dcsim_task_local_register(&kc_pcpu_tl);
+}
 
 #if DCSIM_INSTRUMENT
 #include <kc/glue-impl.h>
@@ -94,10 +120,34 @@ static void kc_link_lines(void)
 				func_lines[i] = lines_tab[j];
 }
 
+/*
+ * func_tab's indices in order of address (equal addresses: in table
+ * order), for the binary search of kc_func_index(): every access of the
+ * kernel code asks where it is, and a scan of every variant's functions
+ * cost more than the explorer's whole schedule point.  Kept sorted as
+ * functions are added (constructors, a plugin's load), before lookups.
+ */
+static uint16_t by_addr[KC_MAX_FUNCS];
+
+static void by_addr_insert(size_t i)
+{
+	size_t k = i;
+
+	/* After every entry whose address is not above ours: stable. */
+	while (k > 0 && (const char *)func_tab[by_addr[k - 1]].addr >
+			(const char *)func_tab[i].addr) {
+		by_addr[k] = by_addr[k - 1];
+		k--;
+	}
+	by_addr[k] = (uint16_t)i;
+}
+
 void kc_funcs_add(const struct kc_func *f, size_t n)
 {
-	for (size_t i = 0; i < n && nr_funcs < KC_MAX_FUNCS; i++)
-		func_tab[nr_funcs++] = f[i];
+	for (size_t i = 0; i < n && nr_funcs < KC_MAX_FUNCS; i++) {
+		func_tab[nr_funcs] = f[i];
+		by_addr_insert(nr_funcs++);
+	}
 	kc_link_lines();
 }
 
@@ -108,20 +158,28 @@ void kc_lines_add(const struct kc_lines *l, size_t n)
 	kc_link_lines();
 }
 
+/* The function with the highest address at or below @pc (the first of equals), or -1. */
 static long kc_func_index(const void *pc)
 {
-	const char *ba = NULL;
-	long best = -1;
+	size_t lo = 0, hi = nr_funcs, k;
+	const char *a;
 
-	for (size_t i = 0; i < nr_funcs; i++) {
-		const char *a = func_tab[i].addr;
+	/* The first entry whose address is above @pc. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
 
-		if (a <= (const char *)pc && (!ba || a > ba)) {
-			ba = a;
-			best = (long)i;
-		}
+		if ((const char *)func_tab[by_addr[mid]].addr <= (const char *)pc)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	return best;
+	if (!lo)
+		return -1;
+	k = lo - 1;
+	a = func_tab[by_addr[k]].addr;
+	while (k > 0 && (const char *)func_tab[by_addr[k - 1]].addr == a)
+		k--;
+	return by_addr[k];
 }
 
 const char *kc_func_name(const void *pc)

@@ -109,7 +109,7 @@ static void usage(FILE *f)
 	      "                   [--scenario NAME --explore-mode random|pct --execution-seed N\n"
 	      "                    [--pct-steps K]] [--scenarios A,B,...] [--fault NAME]\n"
 	      "                   [--sched fair|strict|rt|window] [--window-dump FILE]\n"
-	      "                   [--window-target FUNC:LINE[:hold]]\n"
+	      "                   [--window-target FUNC:LINE[:hold]] [--handoff fiber|ucontext|pthread]\n"
 	      "       dcsim-check [--load LIB.so]... --corpus DIR [--budget B]\n"
 	      "       dcsim-check --kernel-tree 6.1|6.12|TARBALL --kernel-patch FILE...\n"
 	      "                   [--suites ...] [--seed N] [--budget ...] [--jobs N] ...\n"
@@ -644,6 +644,7 @@ int main(int argc, char **argv)
 		{ "window-dump", required_argument, NULL, 'W' },
 		{ "window-target", required_argument, NULL, 'Z' },
 		{ "no-pin", no_argument, NULL, 'N' },
+		{ "handoff", required_argument, NULL, 'H' },
 		{ "list", no_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -761,6 +762,14 @@ int main(int argc, char **argv)
 			if (dcsim_explore_sched_parse(optarg, &sch))
 				return bad_usage("bad --sched '%s' (want fair, strict, rt or window)", optarg);
 			o.explore_sched = optarg;
+			break;
+		}
+		case 'H': {	/* how logical threads switch: results do not depend on it */
+			enum dcsim_explore_handoff ho;
+
+			if (dcsim_explore_handoff_parse(optarg, &ho))
+				return bad_usage("bad --handoff '%s' (want fiber, ucontext or pthread)", optarg);
+			dcsim_explore_set_handoff(ho);
 			break;
 		}
 		case 'W':

@@ -171,6 +171,22 @@ enum dcsim_explore_memory {
 	DCSIM_EXPLORE_MEM_RELAXED_RMW,	/* loads may pass an earlier relaxed RMW */
 };
 
+/*
+ * Hand-off: how the baton moves from one logical thread to the next.  The
+ * schedule is the same either way (a function of the seed); only the cost
+ * of a switch differs.  Fibers run every logical thread on the caller's
+ * pthread and switch stacks in user space (tens of nanoseconds); the
+ * pthread hand-off gives each logical thread a pthread of its own and
+ * passes the baton with a condition variable (two futex calls and a
+ * kernel context switch), kept as the fallback and as a differential.
+ */
+enum dcsim_explore_handoff {
+	DCSIM_EXPLORE_HANDOFF_DEFAULT,	/* the process's: dcsim_explore_set_handoff(), else fiber */
+	DCSIM_EXPLORE_HANDOFF_FIBER,	/* user-level switch, hand-written where there is one */
+	DCSIM_EXPLORE_HANDOFF_UCONTEXT,	/* user-level switch through swapcontext() */
+	DCSIM_EXPLORE_HANDOFF_PTHREAD,	/* a pthread per logical thread, condition variables */
+};
+
 struct dcsim_explore_opts {
 	enum dcsim_explore_mode mode;
 	uint64_t seed;			/* base seed; execution i uses a seed derived from it */
@@ -198,6 +214,8 @@ struct dcsim_explore_opts {
 	unsigned long strict_steps;	/* strict: preemptor's points without a yield: livelock */
 	/* Fair cycles: rounds a cycle must come back before "livelock"; 0: off. */
 	unsigned long lasso_repeats;
+	/* How the baton moves between logical threads; results do not depend on it. */
+	enum dcsim_explore_handoff handoff;
 	/*
 	 * Window-directed exploration (sched window, see "Windows" above): a
 	 * parked thread waits for window_ops whole operations of the others,
@@ -254,6 +272,12 @@ struct dcsim_explore_result {
 	unsigned long preemptions;	/* strict: executions in which the preemption happened */
 	/* fair cycles: cycles forced again (each confirmed or cleared), PCT demotions */
 	unsigned long lasso_tries, lasso_demotions;
+	/*
+	 * Every execution's decisions (which thread ran at each schedule
+	 * point) and step count, hashed in order: two runs with equal hashes
+	 * took the same schedules (the hand-off differential compares them).
+	 */
+	uint64_t schedule_hash;
 	/* sched window: windows reached (a lock taken after), and parked in */
 	unsigned long windows_reached, windows_parked;
 	/* sched window: the first failing execution's target, "FUNC:LINE" or "" */
@@ -280,8 +304,8 @@ DCSIM_API void dcsim_explore_opts_init(struct dcsim_explore_opts *opts);
  * dcsim_explore_opts_from_env() - override @opts with the DCSIM_EXPLORE_*
  * variables that are set: BASE_SEED (seed), MODE, ITERS, MEMORY, SCENARIO,
  * SEED (replay one execution), SCHEDULE, PCT_STEPS, TRACE (report_steps),
- * WATCHDOG, SCHED and WINDOW_DUMP, WINDOW_OPS, WINDOW_STEPS, WINDOW_TARGET;
- * a malformed value is reported and ignored.  The one place
+ * WATCHDOG, SCHED, HANDOFF and WINDOW_DUMP, WINDOW_OPS, WINDOW_STEPS,
+ * WINDOW_TARGET; a malformed value is reported and ignored.  The one place
  * the explorer's settings come from the environment: for main()s, called
  * after their own settings and before dcsim_explore_run(), which reads
  * none.  The strings point into the environment.
@@ -401,6 +425,19 @@ DCSIM_API dcsim_access_observer_fn *dcsim_access_observer_set(dcsim_access_obser
 
 /** dcsim_explore_htm_name() - "off", "sim-commit", "sim-aborts" or "sim-conflicts". */
 DCSIM_API const char *dcsim_explore_htm_name(enum dcsim_explore_htm htm);
+
+/** dcsim_explore_handoff_name() - "default", "fiber", "ucontext" or "pthread". */
+DCSIM_API const char *dcsim_explore_handoff_name(enum dcsim_explore_handoff h);
+
+/** dcsim_explore_handoff_parse() - a dcsim_explore_handoff_name() into *@out.  Return: 0 or -EINVAL. */
+DCSIM_API int dcsim_explore_handoff_parse(const char *name, enum dcsim_explore_handoff *out);
+
+/**
+ * dcsim_explore_set_handoff() - the hand-off of every later run of this
+ * process whose opts say DCSIM_EXPLORE_HANDOFF_DEFAULT (dcsim-check
+ * --handoff; forked children inherit it).  DEFAULT: fiber.
+ */
+DCSIM_API void dcsim_explore_set_handoff(enum dcsim_explore_handoff h);
 
 /** dcsim_explore_sched_name() - "fair", "strict", "rt" or "window". */
 DCSIM_API const char *dcsim_explore_sched_name(enum dcsim_explore_sched sched);

@@ -28,7 +28,7 @@ extern __thread bool dcsim_rcu_membarrier_ok __attribute__((tls_model("initial-e
 void dcsim_rcu_wake_up_gp(void);
 
 /* Called from the thread destructor: unregister from liburcu if needed. */
-void dcsim_rcu_thread_exit(struct dcsim_thread *t);
+void dcsim_rcu_thread_exit(void);
 
 /*
  * dcsim_rcu_tsan_before_free() - TSan builds: order the caller's accesses

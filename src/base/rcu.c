@@ -28,6 +28,7 @@
 #include <urcu/call-rcu.h>
 
 #include <dcsim/rcu.h>
+#include <dcsim/task-local.h>
 
 #include "internal.h"
 #include "rcu-internal.h"
@@ -228,13 +229,20 @@ static void rcu_tsan_after_gp(uint64_t *m)
 
 __thread bool dcsim_rcu_membarrier_ok __attribute__((tls_model("initial-exec")));
 
+/*
+ * Registration with liburcu is the pthread's, not a logical thread's: the
+ * explorer's fibers share their pthread's reader registration (and each
+ * has its own nesting count, below), so this flag is plain thread-local
+ * and never task-local.
+ */
+static __thread bool rcu_registered __attribute__((tls_model("initial-exec")));
+
 void dcsim_rcu_thread_online_slow(void)
 {
-	struct dcsim_thread *t = dcsim_thread_self();
-
-	if (!t->rcu_registered) {
+	(void)dcsim_thread_self();
+	if (!rcu_registered) {
 		urcu_memb_register_thread();
-		t->rcu_registered = true;
+		rcu_registered = true;
 	}
 #if !defined(__SANITIZE_THREAD__)
 	/*
@@ -248,19 +256,17 @@ void dcsim_rcu_thread_online_slow(void)
 
 static inline void rcu_thread_online(void)
 {
-	struct dcsim_thread *t = dcsim_self;
-
-	if (unlikely(!t || !t->rcu_registered))
+	if (unlikely(!rcu_registered))
 		dcsim_rcu_thread_online_slow();
 }
 
 
-void dcsim_rcu_thread_exit(struct dcsim_thread *t)
+void dcsim_rcu_thread_exit(void)
 {
 	dcsim_rcu_membarrier_ok = false;
-	if (t->rcu_registered) {
+	if (rcu_registered) {
 		urcu_memb_unregister_thread();
-		t->rcu_registered = false;
+		rcu_registered = false;
 	}
 	rcu_tsan_thread_exit();
 }
@@ -270,6 +276,34 @@ __attribute__((constructor)) static void rcu_thread_exit_ctor(void)
 {
 	dcsim_thread_exit_hook_set(dcsim_rcu_thread_exit);
 }
+
+#if !defined(__SANITIZE_THREAD__)
+/*
+ * The reader's nesting count (and grace-period phase) is a logical
+ * thread's: two fibers of the explorer inside sections on one pthread
+ * must not add up to one nesting, and a fiber abandoned inside a section
+ * must not leave its pthread in one for good.  Only the count moves, not
+ * the registration.  A liburcu writer elsewhere may see the pthread
+ * quiescent while a parked fiber is inside a section; the explorer's
+ * call_rcu() never reaches liburcu (dcsim_rcu_set_defer_hook()), so
+ * no object that fiber may still read waits for such a writer.  TSan
+ * builds keep liburcu's read side out of line, its state opaque: there
+ * fibers share their pthread's count.
+ */
+static void *rcu_reader_ctr_addr(void)
+{
+	return (void *)&URCU_TLS(urcu_memb_reader).ctr;
+}
+
+static struct dcsim_task_local rcu_reader_tl = {
+	.addr = rcu_reader_ctr_addr, .size = sizeof(URCU_TLS(urcu_memb_reader).ctr),
+};
+
+__attribute__((constructor)) static void rcu_task_local_init(void)
+{
+	dcsim_task_local_register(&rcu_reader_tl);
+}
+#endif
 
 /*
  * What rcu-read.h's inline read side does, for any thread and with the

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <dcsim/task-local.h>
+
 #include "internal.h"
 #include "thread.h"
 
@@ -36,20 +38,17 @@ static void stats_add(struct dcsim_stats *sum, const struct dcsim_stats *s)
 }
 
 /* Set once at load time, before any thread can exit; read at each exit. */
-static void (*exit_hook)(struct dcsim_thread *t);
+static void (*exit_hook)(void);
 
-void dcsim_thread_exit_hook_set(void (*fn)(struct dcsim_thread *t))
+void dcsim_thread_exit_hook_set(void (*fn)(void))
 {
 	__atomic_store_n(&exit_hook, fn, __ATOMIC_RELEASE);
 }
 
-static void thread_destroy(void *arg)
+/* Fold @t's counts into the totals, free its slot and @t; the caller's copy goes. */
+static void thread_retire(struct dcsim_thread *t)
 {
-	struct dcsim_thread *t = arg, **pp;
-	void (*fn)(struct dcsim_thread *) = __atomic_load_n(&exit_hook, __ATOMIC_ACQUIRE);
-
-	if (fn)
-		fn(t);
+	struct dcsim_thread **pp;
 
 	pthread_mutex_lock(&registry_lock);
 	for (pp = &registry; *pp; pp = &(*pp)->next) {
@@ -66,6 +65,82 @@ static void thread_destroy(void *arg)
 	dcsim_self_blk.owner = NULL;	/* its block was in t's slot */
 	dcsim_self_blk.block = NULL;
 	free(t);
+}
+
+/* The pthread key's destructor: the pthread exits. */
+static void thread_destroy(void *arg)
+{
+	struct dcsim_thread *t = arg;
+	void (*fn)(void) = __atomic_load_n(&exit_hook, __ATOMIC_ACQUIRE);
+
+	if (fn)
+		fn();
+	thread_retire(t);
+}
+
+/*
+ * A logical thread of the explorer that ran on a shared pthread ends, its
+ * copies installed: its state goes, not the pthread's RCU registration.
+ */
+static void thread_task_exit(void)
+{
+	if (dcsim_self && dcsim_self != pthread_getspecific(thread_key))
+		thread_retire(dcsim_self);
+}
+
+void dcsim_thread_forget(void)
+{
+	struct dcsim_thread *t = dcsim_self;
+
+	if (!t)
+		return;
+	if (t == pthread_getspecific(thread_key))
+		pthread_setspecific(thread_key, NULL);
+	thread_retire(t);
+}
+
+static void *self_addr(void)
+{
+	return &dcsim_self;
+}
+
+static void *self_blk_addr(void)
+{
+	return &dcsim_self_blk;
+}
+
+/* Each logical thread has its own slot and statistics, as a pthread has. */
+static struct dcsim_task_local self_tl = {
+	.addr = self_addr, .size = sizeof(dcsim_self), .exit = thread_task_exit,
+};
+static struct dcsim_task_local self_blk_tl = {
+	.addr = self_blk_addr, .size = sizeof(dcsim_self_blk),
+};
+
+/* ---- the registry of task-local variables (<dcsim/task-local.h>) ---- */
+
+static struct dcsim_task_local *task_locals;
+
+void dcsim_task_local_register(struct dcsim_task_local *tl)
+{
+	struct dcsim_task_local *head = __atomic_load_n(&task_locals, __ATOMIC_RELAXED);
+
+	/* Release: a reader that sees @tl sees its fields. */
+	do {
+		tl->next = head;
+	} while (!__atomic_compare_exchange_n(&task_locals, &head, tl, false, __ATOMIC_RELEASE,
+					      __ATOMIC_RELAXED));
+}
+
+struct dcsim_task_local *dcsim_task_locals(void)
+{
+	return __atomic_load_n(&task_locals, __ATOMIC_ACQUIRE);
+}
+
+__attribute__((constructor)) static void thread_task_locals_init(void)
+{
+	dcsim_task_local_register(&self_blk_tl);
+	dcsim_task_local_register(&self_tl);
 }
 
 static void thread_key_init(void)
@@ -108,7 +183,14 @@ struct dcsim_thread *dcsim_thread_create(void)
 			DCSIM_MAX_THREADS);
 		abort();
 	}
-	pthread_setspecific(thread_key, t);
+	/*
+	 * The key belongs to the pthread's own state: a logical thread that
+	 * runs on a pthread which already has one (a fiber of the explorer,
+	 * whose controller made its state first) is retired by its task-local
+	 * exit instead.
+	 */
+	if (!pthread_getspecific(thread_key))
+		pthread_setspecific(thread_key, t);
 	dcsim_self = t;
 	return t;
 }

@@ -4,9 +4,10 @@
 
 /*
  * Per-thread state, internal to the library: a small slot number (for
- * per-thread arrays inside caches), the statistics block and the RCU
- * registration flag.  Created on first use, retired by a pthread key
- * destructor when the thread exits.
+ * per-thread arrays inside caches) and the statistics block.  Created on
+ * first use, retired by a pthread key destructor when the thread exits.
+ * Task-local (<dcsim/task-local.h>): a logical thread of the explorer
+ * running on a shared pthread has its own, retired when it ends.
  */
 
 #include <stdbool.h>
@@ -19,7 +20,6 @@
 struct dcsim_thread {
 	struct dcsim_thread *next;	/* registry, under the registry mutex */
 	unsigned int slot;		/* 0 .. DCSIM_MAX_THREADS-1 */
-	bool rcu_registered;
 	struct dcsim_stats stats;	/* written by this thread only */
 };
 
@@ -49,7 +49,17 @@ struct dcsim_thread *dcsim_thread_create(void);
  * unregistration (dcsim_rcu_thread_exit()) from a load-time constructor,
  * so that the thread layer does not call RCU by name.
  */
-void dcsim_thread_exit_hook_set(void (*fn)(struct dcsim_thread *t));
+void dcsim_thread_exit_hook_set(void (*fn)(void));
+
+/*
+ * dcsim_thread_forget() - the caller (a pthread, or the logical thread
+ * whose task-local copies are installed) never runs dcsim code again, but
+ * does not exit: an explorer thread parked for good after a failed
+ * execution.  Its counts go to the totals and its slot is freed, so that
+ * parked threads do not use up the DCSIM_MAX_THREADS slots.  Its liburcu
+ * registration stays.
+ */
+void dcsim_thread_forget(void);
 
 static inline struct dcsim_thread *dcsim_thread_self(void)
 {

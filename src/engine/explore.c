@@ -2,11 +2,13 @@
 /*
  * The deterministic interleaving explorer.
  *
- * Usage: dcsim_explore_run() creates a pool of K pthreads ("logical
- * threads") and runs the scenario's bodies on them, once per execution.
- * Exactly one of the K+1 threads (the pool and the controller that called
- * dcsim_explore_run()) holds the baton, ex.current, at any time; the others
- * wait on their condition variable.  A logical thread gives the baton away
+ * Usage: dcsim_explore_run() creates a pool of K "logical threads" and
+ * runs the scenario's bodies on them, once per execution.  Exactly one of
+ * the K+1 threads (the pool and the controller that called
+ * dcsim_explore_run()) holds the baton, ex.current, at any time.  A
+ * logical thread is a fiber on the controller's pthread (fiber.c: the
+ * others are switched out), or with DCSIM_EXPLORE_HANDOFF_PTHREAD a
+ * pthread of its own (the others wait on their condition variable).  A logical thread gives the baton away
  * only in explore_schedule(), which every dcsim_sched_point() outside
  * a simulated transaction calls, or when its body returns.
  *
@@ -45,7 +47,17 @@
 
 #include "internal.h"
 
-__thread struct lthread *explore_lt;
+__thread struct lthread *explore_lt __attribute__((tls_model("initial-exec")));
+
+/* dcsim_explore_set_handoff(): what DCSIM_EXPLORE_HANDOFF_DEFAULT means. */
+static enum dcsim_explore_handoff handoff_default = DCSIM_EXPLORE_HANDOFF_FIBER;
+
+void dcsim_explore_set_handoff(enum dcsim_explore_handoff h)
+{
+	if (h == DCSIM_EXPLORE_HANDOFF_DEFAULT || (unsigned int)h > DCSIM_EXPLORE_HANDOFF_PTHREAD)
+		h = DCSIM_EXPLORE_HANDOFF_FIBER;
+	__atomic_store_n(&handoff_default, h, __ATOMIC_RELAXED);
+}
 
 struct explorer ex = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
@@ -118,6 +130,18 @@ static void exec_prepare(void)
 	lockdep_exec_begin();
 }
 
+/* FNV-1a over this execution's decisions and steps, on top of @h. */
+static uint64_t schedule_hash(uint64_t h)
+{
+	if (!h)
+		h = 0xcbf29ce484222325ull;
+	for (size_t i = 0; i < ex.ndec; i++)
+		h = (h ^ (uint8_t)ex.dec[i]) * 0x100000001b3ull;
+	for (unsigned int i = 0; i < 64; i += 8)
+		h = (h ^ ((ex.step >> i) & 0xff)) * 0x100000001b3ull;
+	return h;
+}
+
 int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explore_opts *opts,
 		      struct dcsim_explore_result *res)
 {
@@ -132,7 +156,8 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 	    (unsigned int)opts->mode > DCSIM_EXPLORE_DFS ||
 	    (unsigned int)opts->htm > DCSIM_EXPLORE_HTM_CONFLICTS ||
 	    (unsigned int)opts->memory > DCSIM_EXPLORE_MEM_RELAXED_RMW ||
-	    (unsigned int)opts->sched > DCSIM_EXPLORE_SCHED_WINDOW || explore_lt)
+	    (unsigned int)opts->sched > DCSIM_EXPLORE_SCHED_WINDOW ||
+	    (unsigned int)opts->handoff > DCSIM_EXPLORE_HANDOFF_PTHREAD || explore_lt)
 		return -EINVAL;
 	if (opts->scenario && *opts->scenario && strcmp(opts->scenario, sc->name)) {
 		r.skipped = true;
@@ -163,6 +188,12 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 	}
 	ex.sc = sc;
 	ex.o = *opts;
+	ex.handoff = ex.o.handoff;
+	if (ex.handoff == DCSIM_EXPLORE_HANDOFF_DEFAULT)
+		ex.handoff = __atomic_load_n(&handoff_default, __ATOMIC_RELAXED);
+	if (ex.handoff != DCSIM_EXPLORE_HANDOFF_PTHREAD &&
+	    fiber_run_begin(ex.handoff == DCSIM_EXPLORE_HANDOFF_FIBER))
+		ex.handoff = DCSIM_EXPLORE_HANDOFF_PTHREAD;
 	ex.slog_len_shown = ex.o.report_steps;
 	wd_set_limit(ex.o.watchdog_secs);
 	ex.pct_k = ex.o.pct_steps;
@@ -181,6 +212,8 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 	dcsim_rcu_set_defer_hook(defer_rcu);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = crash_handler;
+	/* A fiber's stack overflow: the report needs a stack of its own (fiber.c). */
+	sa.sa_flags = SA_ONSTACK;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGSEGV, &sa, &old_segv);
 	sigaction(SIGBUS, &sa, &old_bus);
@@ -193,7 +226,9 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 	 * its thread keeps the caller's mask and can run beside a hang.
 	 */
 	wd_phase(NULL);
-	explore_pin();
+	/* Fibers share the controller's pthread: nothing to place. */
+	if (!handoff_fiber())
+		explore_pin();
 	pool_install(pool_create(sc->nthreads));
 	for (unsigned long i = 0; i < max_iter; i++) {
 		int first;
@@ -229,14 +264,13 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 		pthread_mutex_lock(&ex.lock);
 		first = pick(NULL);
 		ex.current = first;
-		pthread_cond_signal(&ex.pool->lt[first].cv);
-		while (!ex.exec_done)
-			pthread_cond_wait(&ex.ctl_cv, &ex.lock);
+		baton_pass(NULL, false);
 		pthread_mutex_unlock(&ex.lock);
 		wd_phase(NULL);
 
 		r.executions++;
 		r.steps += ex.step;
+		r.schedule_hash = schedule_hash(r.schedule_hash);
 		if (ex.step > r.max_steps_seen)
 			r.max_steps_seen = ex.step;
 		/* The check walks the cache: it must see freed objects as they were. */
@@ -270,6 +304,12 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 			lsan_keep(ex.state);
 			discard_rcu();
 			if (ex.abandoned) {
+				if (handoff_fiber()) {
+					/* Its fibers stay parked where they are: keep what they point to. */
+					for (unsigned int t = 0; t < ex.pool->n; t++)
+						fiber_abandon(&ex.pool->lt[t]);
+					lsan_keep(ex.pool);
+				}
 				pthread_mutex_lock(&ex.lock);
 				ex.pool = NULL;
 				pthread_mutex_unlock(&ex.lock);
@@ -300,7 +340,10 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 		pool_destroy(ex.pool);
 	ex.pool = NULL;
 	/* Parked threads of abandoned pools keep the pin: they never run again. */
-	explore_unpin();
+	if (!handoff_fiber())
+		explore_unpin();
+	else
+		fiber_run_end();
 
 	sigaction(SIGSEGV, &old_segv, NULL);
 	sigaction(SIGBUS, &old_bus, NULL);

@@ -10,6 +10,7 @@
 
 #include <dcsim/explore.h>
 
+#include "../base/thread.h"
 #include "internal.h"
 
 /* ---- failure and parking ---- */
@@ -19,6 +20,8 @@ __attribute__((noreturn)) void park_forever(void)
 	static pthread_mutex_t park_lock = PTHREAD_MUTEX_INITIALIZER;
 	static pthread_cond_t park_cv = PTHREAD_COND_INITIALIZER;
 
+	/* Its slot is free for the threads of later pools. */
+	dcsim_thread_forget();
 	pthread_mutex_lock(&park_lock);
 	for (;;)
 		pthread_cond_wait(&park_cv, &park_lock);
@@ -45,7 +48,8 @@ void fail_lockedf(const char *fmt, ...)
 /*
  * ex.lock held, called by a logical thread: end the execution here.  The
  * other threads keep waiting for a baton that never comes back to their
- * (now dead) pool; this one parks.  The controller gets the baton.
+ * (now dead) pool; this one parks (a fiber: is never resumed).  The
+ * controller gets the baton.
  */
 __attribute__((noreturn)) void abandon_locked(struct lthread *lt)
 {
@@ -53,6 +57,11 @@ __attribute__((noreturn)) void abandon_locked(struct lthread *lt)
 	ex.abandoned = true;
 	ex.exec_done = true;
 	ex.current = CTL;
+	if (handoff_fiber()) {
+		/* Never switched to again: its stack is left as it is, like a parked pthread's. */
+		baton_pass(lt, true);
+		abort();
+	}
 	pthread_cond_signal(&ex.ctl_cv);
 	pthread_mutex_unlock(&ex.lock);
 	park_forever();

@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <ucontext.h>
 
 #include <dcsim/atomic.h>
 #include <dcsim/explore.h>
@@ -90,6 +91,21 @@ enum lt_state {
 
 struct explore_pool;
 
+/* A logical thread's user-level context (fiber.c), or the controller's. */
+struct fiber {
+	void *sp;			/* hand-written switch: the saved stack pointer */
+	ucontext_t *uc;			/* swapcontext(): the saved context */
+	void *map;			/* the mapping: a guard page, then the stack */
+	size_t map_size;
+	void *stack;
+	size_t stack_size;
+	/* ASan: the stack's bounds (the controller's learnt at its first switch) */
+	const void *asan_bottom;
+	size_t asan_size;
+	void *tsan;			/* TSan's fiber */
+	unsigned char *tls;		/* its task-local variables while switched out */
+};
+
 struct lthread {
 	struct explore_pool *pool;
 	unsigned int id;
@@ -136,6 +152,7 @@ struct lthread {
 	const volatile void *lz_addr;
 	unsigned int lz_size;
 	unsigned long progress;	/* dcsim_explore_progress() marks this execution */
+	struct fiber fib;	/* fiber hand-off: its context */
 	/*
 	 * window.c: where its code is (the last lock site it named, or its
 	 * last schedule point outside the lock layer), the windows it opened
@@ -153,7 +170,8 @@ struct lthread {
 	struct sim_txn txn;
 };
 
-extern __thread struct lthread *explore_lt;
+/* initial-exec: one %fs-relative load per schedule point, no __tls_get_addr() call. */
+extern __thread struct lthread *explore_lt __attribute__((tls_model("initial-exec")));
 
 /* ---- the explorer's state, one file per concern around it ---- */
 
@@ -228,6 +246,9 @@ struct uaf_info {
 struct explorer {
 	pthread_mutex_t lock;
 	pthread_cond_t ctl_cv;
+	/* this run's hand-off: fiber (or ucontext) contexts, or pthreads */
+	enum dcsim_explore_handoff handoff;
+	struct fiber ctl_fib;		/* fiber hand-off: the controller's context */
 	bool running;
 	int current;
 	bool exec_done;
@@ -336,6 +357,19 @@ void __lsan_ignore_object(const void *p);
 /* crash.c */
 void crash_handler(int sig);
 
+/* fiber.c (ex.handoff fiber or ucontext; on the controller's pthread) */
+int fiber_run_begin(bool use_asm);
+void fiber_run_end(void);
+void fiber_create(struct lthread *lt);
+void fiber_destroy(struct lthread *lt);
+void fiber_abandon(struct lthread *lt);
+void fiber_switch(struct fiber *from, struct fiber *to, struct lthread *to_lt, bool dying);
+
+static inline bool handoff_fiber(void)
+{
+	return ex.handoff != DCSIM_EXPLORE_HANDOFF_PTHREAD;
+}
+
 /* failure.c */
 __attribute__((noreturn)) void abandon_locked(struct lthread *lt);
 void fail_lockedf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -384,6 +418,8 @@ bool explore_pin(void);
 void explore_unpin(void);
 
 /* pool.c */
+void baton_pass(struct lthread *lt, bool dying);
+__attribute__((noreturn)) void lthread_fiber_main(struct lthread *lt);
 struct explore_pool *pool_create(unsigned int n);
 void pool_destroy(struct explore_pool *pool);
 void pool_install(struct explore_pool *pool);

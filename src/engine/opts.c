@@ -86,6 +86,28 @@ unsigned long dcsim_explore_scale(void)
 	return s ? s : 1;
 }
 
+const char *dcsim_explore_handoff_name(enum dcsim_explore_handoff h)
+{
+	switch (h) {
+	case DCSIM_EXPLORE_HANDOFF_DEFAULT:	return "default";
+	case DCSIM_EXPLORE_HANDOFF_FIBER:	return "fiber";
+	case DCSIM_EXPLORE_HANDOFF_UCONTEXT:	return "ucontext";
+	case DCSIM_EXPLORE_HANDOFF_PTHREAD:	return "pthread";
+	}
+	return "invalid";
+}
+
+int dcsim_explore_handoff_parse(const char *name, enum dcsim_explore_handoff *out)
+{
+	for (int h = DCSIM_EXPLORE_HANDOFF_DEFAULT; name && h <= DCSIM_EXPLORE_HANDOFF_PTHREAD; h++) {
+		if (!strcmp(name, dcsim_explore_handoff_name((enum dcsim_explore_handoff)h))) {
+			*out = (enum dcsim_explore_handoff)h;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
 void dcsim_explore_opts_init(struct dcsim_explore_opts *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -153,6 +175,10 @@ void dcsim_explore_opts_from_env(struct dcsim_explore_opts *o)
 	if (m && *m && dcsim_explore_sched_parse(m, &o->sched))
 		fprintf(stderr, "dcsim-explore: ignoring DCSIM_EXPLORE_SCHED='%s' "
 			"(want fair, strict, rt or window)\n", m);
+	m = getenv("DCSIM_EXPLORE_HANDOFF");
+	if (m && *m && dcsim_explore_handoff_parse(m, &o->handoff))
+		fprintf(stderr, "dcsim-explore: ignoring DCSIM_EXPLORE_HANDOFF='%s' "
+			"(want fiber, ucontext or pthread)\n", m);
 	m = getenv("DCSIM_EXPLORE_WINDOW_DUMP");
 	if (m && *m)
 		o->window_dump = m;

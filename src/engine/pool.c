@@ -1,25 +1,119 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The pool of pthreads that run the logical threads.
+ * The pool that runs the logical threads (a pthread each, or a fiber each
+ * on the controller's pthread: fiber.c), and the baton they pass.
  */
 
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "../base/rcu-internal.h"
 #include "internal.h"
 
+/* ---- the baton ---- */
+
+/*
+ * ex.lock held, by @lt (NULL: the controller), which has set ex.current to
+ * the next holder (CTL: the controller).  Hand the baton over and return
+ * when it comes back to @lt, ex.lock held again; for the controller, when
+ * the execution is done.  @dying (fibers): @lt never runs again.
+ * Pthreads wake the holder's condition variable and wait on their own;
+ * fibers drop the lock (no pthread else takes it meanwhile) and switch.
+ */
+void baton_pass(struct lthread *lt, bool dying)
+{
+	struct explore_pool *pool = ex.pool;
+
+	if (handoff_fiber()) {
+		struct fiber *from = lt ? &lt->fib : &ex.ctl_fib;
+		struct lthread *to = ex.current == CTL ? NULL : &pool->lt[ex.current];
+
+		pthread_mutex_unlock(&ex.lock);
+		fiber_switch(from, to ? &to->fib : &ex.ctl_fib, to, dying);
+		pthread_mutex_lock(&ex.lock);
+		return;
+	}
+	pthread_cond_signal(ex.current == CTL ? &ex.ctl_cv : &pool->lt[ex.current].cv);
+	if (lt) {
+		wait_turn(lt);
+		return;
+	}
+	while (!ex.exec_done)
+		pthread_cond_wait(&ex.ctl_cv, &ex.lock);
+}
+
 /* ---- the pool ---- */
+
+/*
+ * ex.lock held: @lt's body returned.  Check what it left, note its exit,
+ * and set ex.current to the next holder (CTL when the execution is over).
+ */
+static void lthread_exited(struct lthread *lt)
+{
+	struct explore_pool *pool = lt->pool;
+	int next;
+
+	flush_write(lt);
+	lasso_flush(lt);
+	if (lt->rcu_depth) {
+		fail_lockedf("T%u returned inside an RCU read-side section (depth %u)",
+			     lt->id, lt->rcu_depth);
+		abandon_locked(lt);
+	}
+	lt->state = LT_DONE;
+	wm_clear(lt);
+	rcu_tick(lt);
+	slog_add(lt->id, SL_EXIT, NULL, 0, "(body returned)", 0, false);
+	strict_exit(lt);
+	next = pick(lt);
+	if (next < 0) {
+		bool live = false;
+
+		for (unsigned int i = 0; i < pool->n; i++)
+			live |= pool->lt[i].state != LT_DONE;
+		if (live) {
+			char who[160] = "";
+
+			strict_stuck(lt);
+
+			describe_threads(who, sizeof(who));
+			fail_lockedf("deadlock: the last running thread T%u returned and "
+				     "every other spins:%s", lt->id, who);
+		}
+		ex.exec_done = true;
+		ex.current = CTL;
+	} else {
+		ex.current = next;
+	}
+}
+
+/* ex.lock held, @lt holds the baton: run its body once. */
+static void lthread_run_body(struct lthread *lt)
+{
+	pthread_mutex_unlock(&ex.lock);
+	ex.sc->thread(ex.state, lt->id);
+	explore_wm_restore(lt);
+	pthread_mutex_lock(&ex.lock);
+	lthread_exited(lt);
+}
 
 static void *lthread_main(void *arg)
 {
 	struct lthread *lt = arg;
 	struct explore_pool *pool = lt->pool;
 
+	/*
+	 * Registered with liburcu before its first body, as a fiber's pthread
+	 * is (fiber.c): the model's RCU read side takes its inline path only
+	 * on a registered pthread, so a thread that registered inside its
+	 * first rcu_read_lock() would run other code (other schedule points)
+	 * in a pool's first execution than in its later ones, and a replay
+	 * in a fresh pool would not repeat the execution it replays.
+	 */
+	dcsim_rcu_thread_online_slow();
 	explore_lt = lt;
 	pthread_mutex_lock(&ex.lock);
 	for (;;) {
-		int next;
-
 		wait_turn(lt);
 		if (pool->shutdown)
 			break;
@@ -27,50 +121,27 @@ static void *lthread_main(void *arg)
 			pthread_mutex_unlock(&ex.lock);
 			park_forever();
 		}
-		pthread_mutex_unlock(&ex.lock);
-
-		ex.sc->thread(ex.state, lt->id);
-
-		explore_wm_restore(lt);
-		pthread_mutex_lock(&ex.lock);
-		flush_write(lt);
-		lasso_flush(lt);
-		if (lt->rcu_depth) {
-			fail_lockedf("T%u returned inside an RCU read-side section (depth %u)",
-				     lt->id, lt->rcu_depth);
-			abandon_locked(lt);
-		}
-		lt->state = LT_DONE;
-		wm_clear(lt);
-		rcu_tick(lt);
-		slog_add(lt->id, SL_EXIT, NULL, 0, "(body returned)", 0, false);
-		strict_exit(lt);
-		next = pick(lt);
-		if (next < 0) {
-			bool live = false;
-
-			for (unsigned int i = 0; i < pool->n; i++)
-				live |= pool->lt[i].state != LT_DONE;
-			if (live) {
-				char who[160] = "";
-
-				strict_stuck(lt);
-
-				describe_threads(who, sizeof(who));
-				fail_lockedf("deadlock: the last running thread T%u returned and "
-					     "every other spins:%s", lt->id, who);
-			}
-			ex.exec_done = true;
-			ex.current = CTL;
-			pthread_cond_signal(&ex.ctl_cv);
-		} else {
-			ex.current = next;
-			pthread_cond_signal(&pool->lt[next].cv);
-		}
+		lthread_run_body(lt);
+		pthread_cond_signal(ex.current == CTL ? &ex.ctl_cv : &pool->lt[ex.current].cv);
 	}
 	pthread_mutex_unlock(&ex.lock);
 	explore_lt = NULL;
 	return NULL;
+}
+
+/*
+ * A fiber's life (fiber.c starts it at its first switch-in, with the
+ * baton): one body per execution, the baton passed on after each.  It
+ * never returns: pool_destroy() drops a fiber parked here, and an
+ * abandoned one is never switched to again.
+ */
+__attribute__((noreturn)) void lthread_fiber_main(struct lthread *lt)
+{
+	pthread_mutex_lock(&ex.lock);
+	for (;;) {
+		lthread_run_body(lt);
+		baton_pass(lt, false);
+	}
 }
 
 struct explore_pool *pool_create(unsigned int n)
@@ -87,6 +158,10 @@ struct explore_pool *pool_create(unsigned int n)
 		lt->id = i;
 		lt->state = LT_DONE;
 		pthread_cond_init(&lt->cv, NULL);
+		if (handoff_fiber()) {
+			fiber_create(lt);
+			continue;
+		}
 		if (pthread_create(&lt->pthread, NULL, lthread_main, lt)) {
 			fputs("dcsim-explore: pthread_create failed\n", stderr);
 			abort();
@@ -110,6 +185,14 @@ void pool_install(struct explore_pool *pool)
 /* Only for a pool that is not dead: its threads wait at the top of their loop. */
 void pool_destroy(struct explore_pool *pool)
 {
+	if (handoff_fiber()) {
+		for (unsigned int i = 0; i < pool->n; i++) {
+			fiber_destroy(&pool->lt[i]);
+			pthread_cond_destroy(&pool->lt[i].cv);
+		}
+		free(pool);
+		return;
+	}
 	pthread_mutex_lock(&ex.lock);
 	pool->shutdown = true;
 	for (unsigned int i = 0; i < pool->n; i++)

@@ -72,8 +72,7 @@ static void hand_off(struct lthread *lt, int next)
 	if (next == (int)lt->id)
 		return;
 	ex.current = next;
-	pthread_cond_signal(&lt->pool->lt[next].cv);
-	wait_turn(lt);
+	baton_pass(lt, false);
 	if (lt->pool->dead) {
 		pthread_mutex_unlock(&ex.lock);
 		park_forever();

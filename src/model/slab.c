@@ -45,6 +45,7 @@
 #include <string.h>
 
 #include <dcsim/config.h>
+#include <dcsim/task-local.h>
 
 #include "dcache.h"
 #include "slab.h"
@@ -322,6 +323,30 @@ static void slab_thread_exit(void *arg)
 	thread_mags_release(tls);
 	/* A later key destructor that frees again registers anew. */
 	tls->key_set = false;
+}
+
+/*
+ * The magazines are a logical thread's (<dcsim/task-local.h>): the
+ * explorer's fibers on one pthread each have their own, as pthreads do,
+ * and give them back when they end.
+ */
+static void *slab_tls_addr(void)
+{
+	return &slab_tls;
+}
+
+static void slab_task_exit(void)
+{
+	thread_mags_release(&slab_tls);
+}
+
+static struct dcsim_task_local slab_tl = {
+	.addr = slab_tls_addr, .size = sizeof(slab_tls), .exit = slab_task_exit,
+};
+
+__attribute__((constructor)) static void slab_task_local_init(void)
+{
+	dcsim_task_local_register(&slab_tl);
 }
 
 /* Give every depot's magazines and objects back to malloc. */
