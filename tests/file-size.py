@@ -26,7 +26,6 @@ MAX_LINES = 900
 PENDING = {
     "tools/dcsim-check.c": "the front end's split into an option table and parts",
     "bench/dcsim-bench.c": "the bench front end's split (option table)",
-    "bench/report.c": "the report's split into aggregation, verdicts and writers",
     "tests/concurrency/test-explore.c": "to split by what it tests",
     "tests/unit/test-dcache.c": "to split by what it tests",
 }
