@@ -149,6 +149,17 @@ enum dcsim_explore_sched {
 	DCSIM_EXPLORE_SCHED_RT,		/* as strict, and cond_resched() gives nothing back */
 };
 
+/*
+ * Where the explorer is, published before each execution runs (struct
+ * dcsim_explore_opts.where): what a caller needs to replay an execution
+ * that never returned, a crash or a hang, from another process.
+ */
+struct dcsim_explore_where {
+	uint64_t exec_seed;		/* the execution's seed (DCSIM_EXPLORE_SEED) */
+	unsigned long exec_no;		/* 1-based */
+	unsigned long pct_steps;	/* PCT: its step estimate */
+};
+
 enum dcsim_explore_memory {
 	DCSIM_EXPLORE_MEM_SC,		/* sequentially consistent */
 	DCSIM_EXPLORE_MEM_RELAXED_RMW,	/* loads may pass an earlier relaxed RMW */
@@ -181,6 +192,8 @@ struct dcsim_explore_opts {
 	unsigned long strict_steps;	/* strict: preemptor's points without a yield: livelock */
 	/* Fair cycles: rounds a cycle must come back before "livelock"; 0: off. */
 	unsigned long lasso_repeats;
+	/* Written before each execution (shared memory, say); NULL: nowhere. */
+	struct dcsim_explore_where *where;
 };
 
 /**

@@ -111,6 +111,14 @@ int dcsim_checker_explore(const struct dcsim_dput_strategy *s, const struct dcsi
 						 dcsim_explore_htm_name(htms[h]));
 					eo.scenario = named;
 				}
+				if (o->where) {
+					snprintf(o->where->scenario, sizeof(o->where->scenario),
+						 "%s/%s/%s", dcsim_dcache_scenario_name(scn), s->name,
+						 dcsim_explore_htm_name(htms[h]));
+					snprintf(o->where->mode, sizeof(o->where->mode), "%s",
+						 dcsim_explore_mode_name(modes[m]));
+					eo.where = &o->where->exec;
+				}
 				if (one) {
 					/* The replay of one execution. */
 					eo.scenario = o->scenario;

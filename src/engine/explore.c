@@ -92,6 +92,12 @@ static void exec_prepare(void)
 	ex.pct_k_used = ex.pct_k ? ex.pct_k : 32;
 	for (unsigned int i = 0; i < ex.nchange; i++)
 		ex.change[i] = 1 + splitmix64_below(&ex.rng, ex.pct_k_used);
+	if (ex.o.where) {
+		/* Plain stores: read by another process only after this one died. */
+		ex.o.where->exec_seed = ex.exec_seed;
+		ex.o.where->exec_no = ex.exec_no;
+		ex.o.where->pct_steps = ex.pct_k_used;
+	}
 
 	for (unsigned int i = 0; i < n; i++) {
 		struct lthread *lt = &pool->lt[i];
