@@ -341,8 +341,13 @@ static void jobs_print_crash(const struct jobs *js, const struct job *j)
 	const struct dcsim_checker_where *w = &js->where[j - js->j];
 	int sig = WIFSIGNALED(j->status) ? WTERMSIG(j->status) : 0;
 
-	fprintf(stderr, "dcsim-check: FAIL: %s, strategy %s: the process running unit %lu %s",
-		js->suite, js->s->name, j->unit, sig ? "died of signal" : "ended without a result");
+	fprintf(stderr, "dcsim-check: FAIL: %s, strategy %s: the process running ", js->suite,
+		js->s->name);
+	if (j->unit != ULONG_MAX)
+		fprintf(stderr, "unit %lu ", j->unit);
+	else
+		fputs("it ", stderr);
+	fputs(sig ? "died of signal" : "ended without a result", stderr);
 	if (sig)
 		fprintf(stderr, " %d (%s)", sig, strsignal(sig));
 	fprintf(stderr, "\ncheck: the code under test crashed or hung (the explorer's "

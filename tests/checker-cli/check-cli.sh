@@ -12,6 +12,10 @@
 #                                        d_lock ends every suite with exit 1,
 #                                        a replay line and (but misuse) the
 #                                        library's warning: no hang
+#   check-cli.sh crash DCSIM_INSTRUMENT SO    a crash in the explorer (--jobs 1) is
+#                                        a failure with a one-execution replay,
+#                                        which crashes the same way without
+#                                        ending dcsim-check; later suites run
 #   check-cli.sh traces DCSIM_INSTRUMENT DIR  every trace of DIR passes on every
 #                                        built-in strategy
 set -u
@@ -28,6 +32,26 @@ pass)
 	run 0 "$tmp/o" --strategy fast --suites diff,misuse,explore,stress --budget quick
 	run 0 "$tmp/o" --strategy fast-htm --suites diff,misuse --budget quick
 	echo "check-cli: fast (every suite) and fast-htm (diff, misuse) pass"
+	;;
+crash)
+	so=$3
+	run 1 "$tmp/o" --load "$so" --strategy crash-overlap --suites explore,misuse --budget quick \
+		--jobs 1
+	grep -q "^dcsim-check: FAIL: explore, strategy crash-overlap: the process running .*died of signal" \
+		"$tmp/o" || { cat "$tmp/o" >&2; fail "the crash is not reported as a failure"; }
+	grep -q "^dcsim-check: misuse: crash-overlap: ok" "$tmp/o" ||
+		{ cat "$tmp/o" >&2; fail "the crash ended the run: misuse did not run after it"; }
+	replay=$(grep '^replay: ' "$tmp/o" | head -n 1 | sed 's/^replay: dcsim-check //')
+	case $replay in
+	*"--scenario final-dputs"*"--execution-seed 0x"*) ;;
+	*) cat "$tmp/o" >&2; fail "no one-execution replay: $replay" ;;
+	esac
+	eval "set -- $replay"
+	run 1 "$tmp/r" "$@"
+	grep -q "one execution replayed" "$tmp/r" && grep -q "crashed with signal 11" "$tmp/r" &&
+		grep -q "^dcsim-check: FAIL: explore, strategy crash-overlap: the process running it died" \
+		"$tmp/r" || { cat "$tmp/r" >&2; fail "the replay did not crash the same way"; }
+	echo "check-cli: a crash is a failure with a one-execution replay that reproduces it"
 	;;
 usage)
 	run 2 "$tmp/o" --strategy fast --no-such-flag
