@@ -126,8 +126,9 @@ def strip_level(patch, members):
             stripped.append(next((x for x in cands if x in members), cands[0]))
         if any(x in members for x in stripped):
             return level, stripped
+    shown = {n[2:] if n.startswith(("a/", "b/")) else n for o, n in diffs}
     die("%s changes %s: only %s are built in user space" %
-        (patch, ", ".join(sorted({n for o, n in diffs})), " and ".join(sorted(members))))
+        (patch, ", ".join(sorted(shown)), " and ".join(sorted(members))))
 
 
 def read_series(patchdir):
