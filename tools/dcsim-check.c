@@ -124,7 +124,7 @@ static const char usage_text[] =
 	"                   [--diff-steps N] [--jobs N] [--shard I/N] [--no-pin]\n"
 	"                   [--scenario NAME --explore-mode random|pct --execution-seed N\n"
 	"                    [--pct-steps K]] [--scenarios A,B,...] [--fault NAME]\n"
-	"                   [--sched fair|strict|rt]\n"
+	"                   [--sched fair|strict|rt] [--trace-steps N]\n"
 	"       dcsim-check [--load LIB.so]... --corpus DIR [--budget B]\n"
 	"       dcsim-check --kernel-tree 6.1|6.12|TARBALL --kernel-patch PATCH...\n"
 	"                   [--require-coverage] [--suites ...] [--seed N] [--budget ...]\n"
@@ -154,8 +154,10 @@ static const char help_text[] =
 	"                      --cache-clean empties it\n"
 	"  DCSIM_KC_ROOT, DCSIM_KC_INCLUDE\n"
 	"                      where kpatch.py and the headers are, for a moved install\n"
-	"  DCSIM_EXPLORE_WATCHDOG, DCSIM_EXPLORE_TRACE\n"
-	"                      the explorer's watchdog (seconds) and report length (steps)\n"
+	"  DCSIM_EXPLORE_TRACE the steps of interleaving a failure report prints (as\n"
+	"                      --trace-steps N, which wins; default 80)\n"
+	"  DCSIM_EXPLORE_WATCHDOG\n"
+	"                      the explorer's watchdog (seconds)\n"
 	"  TMPDIR              where the coverage counts are written during a run\n"
 	"\n"
 	"docs/dcsim-check.md is the guide.\n";
@@ -310,6 +312,15 @@ static int opt_diff_steps(struct cli *c, const char *arg)
 	return rc;
 }
 
+static int opt_trace_steps(struct cli *c, const char *arg)
+{
+	uint64_t v;
+	int rc = parse_count("--trace-steps", arg, 1000000, &v);
+
+	c->o.report_steps = (unsigned long)v;
+	return rc;
+}
+
 static int opt_jobs(struct cli *c, const char *arg)
 {
 	uint64_t v;
@@ -439,6 +450,7 @@ static const struct {
 	{ "pct-steps", required_argument, opt_pct_steps },
 	{ "diff-steps", required_argument, opt_diff_steps },
 	{ "jobs", required_argument, opt_jobs },
+	{ "trace-steps", required_argument, opt_trace_steps },
 	{ "shard", required_argument, opt_shard },
 	{ "kernel-tree", required_argument, opt_kernel_tree },
 	{ "kernel-patch", required_argument, opt_kernel_patch },
@@ -645,6 +657,9 @@ int main(int argc, char **argv)
 	rc = parse_args(&c, argc, argv);
 	if (rc)
 		return rc;
+	if (!c.o.report_steps && getenv("DCSIM_EXPLORE_TRACE") &&
+	    opt_trace_steps(&c, getenv("DCSIM_EXPLORE_TRACE")))
+		return bad_usage("%s", "DCSIM_EXPLORE_TRACE wants a step count, 1..1000000");
 	if (c.cache_clean)
 		return cache_clean();
 	rc = load_libraries(&c);

@@ -82,6 +82,8 @@ struct dcsim_checker_opts {
 	 * (dcsim-check puts it in memory shared with its child processes).
 	 */
 	struct dcsim_checker_where *where;
+	/* explore: steps of the interleaving a failure report prints; 0: the explorer's (80) */
+	unsigned long report_steps;
 };
 
 struct dcsim_checker_where {

@@ -104,6 +104,8 @@ int dcsim_checker_explore(const struct dcsim_dput_strategy *s, const struct dcsi
 				eo.abort_permille = 60;
 				eo.sched = sched;
 				eo.quiet = o->quiet;
+				if (o->report_steps)
+					eo.report_steps = o->report_steps;
 				if (o->scenarios && !one) {
 					/* Named: latent-bug scenarios run too. */
 					snprintf(named, sizeof(named), "%s/%s/%s",

@@ -51,6 +51,14 @@ crash)
 	grep -q "one execution replayed" "$tmp/r" && grep -q "crashed with signal 11" "$tmp/r" &&
 		grep -q "^dcsim-check: FAIL: explore, strategy crash-overlap: the process running it died" \
 		"$tmp/r" || { cat "$tmp/r" >&2; fail "the replay did not crash the same way"; }
+	# The report's window: --trace-steps, else DCSIM_EXPLORE_TRACE.
+	run 1 "$tmp/t" "$@" --trace-steps 3
+	grep -q "interleaving, last 3 of " "$tmp/t" || { cat "$tmp/t" >&2; fail "--trace-steps 3 ignored"; }
+	export DCSIM_EXPLORE_TRACE=2
+	run 1 "$tmp/t" "$@"
+	unset DCSIM_EXPLORE_TRACE
+	grep -q "interleaving, last 2 of " "$tmp/t" ||
+		{ cat "$tmp/t" >&2; fail "DCSIM_EXPLORE_TRACE=2 ignored"; }
 	echo "check-cli: a crash is a failure with a one-execution replay that reproduces it"
 	;;
 usage)
