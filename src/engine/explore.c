@@ -126,7 +126,7 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 		      struct dcsim_explore_result *res)
 {
 	struct dcsim_explore_result r;
-	struct sigaction sa, old_segv, old_bus, old_abrt;
+	struct sigaction sa, old_segv, old_bus, old_abrt, old_ill;
 	bool single = opts && opts->replay;
 	unsigned long max_iter;
 
@@ -179,6 +179,8 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 	sigaction(SIGSEGV, &sa, &old_segv);
 	sigaction(SIGBUS, &sa, &old_bus);
 	sigaction(SIGABRT, &sa, &old_abrt);
+	/* The kernel code's BUG_ON() traps (kc/dcache.h): a crash with a report too. */
+	sigaction(SIGILL, &sa, &old_ill);
 
 	/*
 	 * One CPU for the controller and the pool it creates (they inherit
@@ -298,6 +300,7 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 	sigaction(SIGSEGV, &old_segv, NULL);
 	sigaction(SIGBUS, &old_bus, NULL);
 	sigaction(SIGABRT, &old_abrt, NULL);
+	sigaction(SIGILL, &old_ill, NULL);
 	dcsim_rcu_set_defer_hook(NULL);
 	r.htm_commits = ex.htm_commits;
 	r.htm_aborts = ex.htm_aborts;
