@@ -297,14 +297,60 @@ static void cov_table(FILE *out)
 	}
 }
 
-int check_cov_report(FILE *out, bool require, struct check_cov_total *tot)
+void check_json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fputc('\\', f);
+		if ((unsigned char)*s >= 0x20)
+			fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+/* The "coverage" member of --json (docs/dcsim-check.schema.json). */
+static void cov_json(FILE *f, const struct check_cov_total *tot)
+{
+	bool first = true;
+
+	fprintf(f, "\"coverage\": {\"lines\": %u, \"reached\": %u, \"missed\": %u, "
+		"\"sides\": %u, \"sides_taken\": %u, \"changed\": [", tot->lines, tot->reached,
+		tot->missed, tot->sides, tot->taken);
+	for (size_t i = 0; i < cov.nlines; i++) {
+		const struct cov_line *l = &cov.lines[i];
+		unsigned int t;
+
+		if (!l->code)
+			continue;
+		fprintf(f, "%s{\"file\": ", first ? "" : ", ");
+		check_json_str(f, l->file);
+		fprintf(f, ", \"line\": %d, \"function\": ", l->line);
+		check_json_str(f, l->func);
+		fputs(", \"counts\": {", f);
+		for (unsigned int s = 0; s < cov.nsuites; s++) {
+			fprintf(f, "%s", s ? ", " : "");
+			check_json_str(f, cov.suites[s]);
+			fprintf(f, ": %lu", l->count[s]);
+		}
+		line_count(l, -1, &t);
+		fprintf(f, "}, \"sides\": %u, \"sides_taken\": %u}", l->sides, t);
+		first = false;
+	}
+	fputs("]}", f);
+}
+
+int check_cov_report(FILE *out, bool require, struct check_cov_total *tot, FILE *json)
 {
 	unsigned int missed = 0, nocode = 0;
 	int rc = 0;
 
 	memset(tot, 0, sizeof(*tot));
-	if (!cov.on)
+	if (!cov.on) {
+		if (json)
+			fputs("\"coverage\": null", json);
 		return 0;
+	}
 	check_cov_suite("in-process");
 	check_cov_flush();
 	cov.lines = calloc(COV_MAX_LINES, sizeof(*cov.lines));
@@ -347,6 +393,10 @@ int check_cov_report(FILE *out, bool require, struct check_cov_total *tot)
 	rc = missed && require ? 3 : 0;
 out:
 	tot->missed = missed;
+	if (json && tot->lines)
+		cov_json(json, tot);
+	else if (json)
+		fputs("\"coverage\": null", json);
 	nftw(cov.dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 	free(cov.lines);
 	cov.lines = NULL;

@@ -331,15 +331,33 @@ static void jobs_tally(const struct jobs *js, struct jobs_tally *t)
 }
 
 /*
- * A process that died: its report (the explorer's, from its crash handler
- * or watchdog) is above; the replay is ours.  An exploration's is the one
- * execution it ran (the where record the process kept in shared memory);
- * else the suite from its seed, which stops at the same unit.
+ * The replay of @j's failure: an exploration's is the one execution it
+ * ran last (the where record the process kept in shared memory: it stops
+ * at its first failure); else the suite from its seed, which stops at the
+ * same unit.
  */
-static void jobs_print_crash(const struct jobs *js, const struct job *j)
+static void jobs_replay(const struct jobs *js, const struct job *j, char *buf, size_t len)
 {
 	const struct dcsim_checker_where *w = &js->where[j - js->j];
+	int n;
+
+	if (js->bit == S_EXPLORE && w->scenario[0] && w->exec.exec_no) {
+		n = snprintf(buf, len, "%s --suites explore --scenario %s --explore-mode %s "
+			     "--execution-seed %#" PRIx64, js->o->replay_prefix, w->scenario,
+			     w->mode, w->exec.exec_seed);
+		if (n > 0 && (size_t)n < len && !strcmp(w->mode, "pct"))
+			snprintf(buf + n, len - (size_t)n, " --pct-steps %lu", w->exec.pct_steps);
+		return;
+	}
+	snprintf(buf, len, "%s --suites %s --seed %" PRIu64, js->o->replay_prefix, js->suite,
+		 js->o->seed);
+}
+
+/* A process that died: its report (the explorer's, from its crash handler or watchdog) is above. */
+static void jobs_print_crash(const struct jobs *js, const struct job *j)
+{
 	int sig = WIFSIGNALED(j->status) ? WTERMSIG(j->status) : 0;
+	char replay[4096];
 
 	fprintf(stderr, "dcsim-check: FAIL: %s, strategy %s: the process running ", js->suite,
 		js->s->name);
@@ -352,17 +370,49 @@ static void jobs_print_crash(const struct jobs *js, const struct job *j)
 		fprintf(stderr, " %d (%s)", sig, strsignal(sig));
 	fprintf(stderr, "\ncheck: the code under test crashed or hung (the explorer's "
 		"watchdog aborts a hang): a failure\n");
-	if (js->bit == S_EXPLORE && w->scenario[0] && w->exec.exec_no) {
-		fprintf(stderr, "replay: %s --suites explore --scenario %s --explore-mode %s "
-			"--execution-seed %#" PRIx64, js->o->replay_prefix, w->scenario, w->mode,
-			w->exec.exec_seed);
-		if (!strcmp(w->mode, "pct"))
-			fprintf(stderr, " --pct-steps %lu", w->exec.pct_steps);
-		fputc('\n', stderr);
+	jobs_replay(js, j, replay, sizeof(replay));
+	fprintf(stderr, "replay: %s\n", replay);
+}
+
+#define MAX_RESULTS	16
+static struct check_suite_result results[MAX_RESULTS];
+static unsigned int nresults;
+
+const struct check_suite_result *check_suite_results(unsigned int *n)
+{
+	*n = nresults;
+	return results;
+}
+
+/* Keep the suite's outcome for --json. */
+static void jobs_record(const struct jobs *js, const struct jobs_tally *t, const char *verdict)
+{
+	struct check_suite_result *r;
+
+	if (nresults == MAX_RESULTS)
 		return;
+	r = &results[nresults++];
+	memset(r, 0, sizeof(*r));
+	r->name = js->suite;
+	r->verdict = verdict;
+	r->runs = t->runs;
+	r->commits = t->commits;
+	r->processes = js->n;
+	if (t->first || t->crash) {
+		const struct job *j = t->first ? t->first : t->crash;
+
+		if (t->first)
+			snprintf(r->failure, sizeof(r->failure), "%s", j->res.failure);
+		else
+			snprintf(r->failure, sizeof(r->failure), "%s: the process crashed (%s)",
+				 js->suite, WIFSIGNALED(j->status) ? strsignal(WTERMSIG(j->status)) :
+				 "no result");
+		jobs_replay(js, j, r->replay, sizeof(r->replay));
+	} else if (!strcmp(verdict, "FAILED")) {
+		snprintf(r->failure, sizeof(r->failure), "%s: HTM: no simulated transaction "
+			 "committed", js->suite);
+		jobs_replay(js, &js->j[0], r->replay, sizeof(r->replay));
 	}
-	fprintf(stderr, "replay: %s --suites %s --seed %" PRIu64 "\n", js->o->replay_prefix,
-		js->suite, js->o->seed);
 }
 
 /*
@@ -428,6 +478,7 @@ int check_run_jobs(unsigned int bit, const char *suite, const struct dcsim_dput_
 		failed = true;
 	}
 	verdict = failed ? "FAILED" : t.error ? "ERROR" : "ok";
+	jobs_record(&js, &t, verdict);
 	if (nshards > 1 && js.split)
 		printf("dcsim-check: shard %u/%u: %s: %s: %lu runs, %s, %lu simulated commits\n",
 		       shard, nshards, suite, s->name, t.runs, verdict, t.commits);

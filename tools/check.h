@@ -71,6 +71,21 @@ void check_cov_flush(void);
  * The report, to @out; the totals in @tot.  Return: 0, or 3 when
  * @require and a changed line never ran.
  */
-int check_cov_report(FILE *out, bool require, struct check_cov_total *tot);
+int check_cov_report(FILE *out, bool require, struct check_cov_total *tot, FILE *json);
+
+/* @s as a JSON string (control characters left out). */
+void check_json_str(FILE *f, const char *s);
+
+/* check-jobs.c: each suite's outcome, for --json. */
+struct check_suite_result {
+	const char *name;
+	const char *verdict;		/* "ok", "FAILED", "ERROR" */
+	unsigned long runs, commits;
+	unsigned int processes;
+	char failure[512];		/* the first failure, one line; "" if none */
+	char replay[4096];		/* its replay; "" if none */
+};
+/* The suites run so far, in order; @n gets their count. */
+const struct check_suite_result *check_suite_results(unsigned int *n);
 
 #endif

@@ -86,6 +86,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <dcsim/checker.h>
 #include <dcsim/dcache-cover.h>
@@ -113,6 +114,7 @@ struct cli {
 	unsigned int nkpatches;
 	unsigned int which, jobs, shard, nshards;
 	bool list, no_pin, require_coverage, cache_clean;
+	const char *json;
 	struct dcsim_checker_opts o;
 	char replay[4096];
 };
@@ -124,7 +126,7 @@ static const char usage_text[] =
 	"                   [--diff-steps N] [--jobs N] [--shard I/N] [--no-pin]\n"
 	"                   [--scenario NAME --explore-mode random|pct --execution-seed N\n"
 	"                    [--pct-steps K]] [--scenarios A,B,...] [--fault NAME]\n"
-	"                   [--sched fair|strict|rt] [--trace-steps N]\n"
+	"                   [--sched fair|strict|rt] [--trace-steps N] [--json FILE]\n"
 	"       dcsim-check [--load LIB.so]... --corpus DIR [--budget B]\n"
 	"       dcsim-check --kernel-tree 6.1|6.12|TARBALL --kernel-patch PATCH...\n"
 	"                   [--require-coverage] [--suites ...] [--seed N] [--budget ...]\n"
@@ -418,6 +420,12 @@ static int opt_cache_clean(struct cli *c, const char *arg)
 	return 0;
 }
 
+static int opt_json(struct cli *c, const char *arg)
+{
+	c->json = arg;
+	return 0;
+}
+
 static int opt_list(struct cli *c, const char *arg)
 {
 	(void)arg;
@@ -461,6 +469,7 @@ static const struct {
 	{ "corpus", required_argument, opt_corpus },
 	{ "sched", required_argument, opt_sched },
 	{ "no-pin", no_argument, opt_no_pin },
+	{ "json", required_argument, opt_json },
 	{ "list", no_argument, opt_list },
 	{ "help", no_argument, opt_help },
 };
@@ -642,6 +651,72 @@ static int cache_clean(void)
 	return 0;
 }
 
+/*
+ * --json FILE: the verdict, the suites (each with its runs, first failure
+ * and replay) and the coverage of the change, as docs/dcsim-check.schema.json
+ * describes; written to a temporary file renamed into place.
+ */
+static FILE *json_open(const struct cli *c, char *tmp, size_t len)
+{
+	FILE *f;
+
+	if (!c->json)
+		return NULL;
+	snprintf(tmp, len, "%s.tmp.%ld", c->json, (long)getpid());
+	f = fopen(tmp, "w");
+	if (!f)
+		fprintf(stderr, "dcsim-check: --json %s: %s\n", tmp, strerror(errno));
+	return f;
+}
+
+static void json_head(FILE *f, const struct cli *c, const char *strategy)
+{
+	unsigned int n;
+	const struct check_suite_result *r = check_suite_results(&n);
+
+	fputs("{\"tool\": \"dcsim-check\", \"strategy\": ", f);
+	check_json_str(f, strategy);
+	fprintf(f, ", \"seed\": %" PRIu64 ", \"shard\": {\"index\": %u, \"count\": %u}, "
+		"\"suites\": [", c->o.seed, c->shard, c->nshards);
+	for (unsigned int i = 0; i < n; i++) {
+		fprintf(f, "%s{\"name\": ", i ? ", " : "");
+		check_json_str(f, r[i].name);
+		fputs(", \"verdict\": ", f);
+		check_json_str(f, r[i].verdict);
+		fprintf(f, ", \"runs\": %lu, \"simulated_commits\": %lu, \"processes\": %u, "
+			"\"failure\": ", r[i].runs, r[i].commits, r[i].processes);
+		if (r[i].failure[0])
+			check_json_str(f, r[i].failure);
+		else
+			fputs("null", f);
+		fputs(", \"replay\": ", f);
+		if (r[i].replay[0])
+			check_json_str(f, r[i].replay);
+		else
+			fputs("null", f);
+		fputc('}', f);
+	}
+	fputs("], ", f);
+}
+
+static int json_close(FILE *f, const struct cli *c, const char *tmp, int rc)
+{
+	static const char *const verdicts[] = {
+		[CHECK_PASS] = "pass", [CHECK_FAILED] = "fail", [CHECK_USAGE] = "error",
+		[CHECK_UNCOVERED] = "uncovered",
+	};
+
+	if (!f)
+		return rc;
+	fprintf(f, ", \"verdict\": \"%s\", \"exit\": %d}\n", verdicts[rc], rc);
+	if (fclose(f) || rename(tmp, c->json)) {
+		fprintf(stderr, "dcsim-check: --json %s: %s\n", c->json, strerror(errno));
+		remove(tmp);
+		return rc ? rc : CHECK_USAGE;
+	}
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	static struct cli c = {
@@ -650,7 +725,8 @@ int main(int argc, char **argv)
 	};
 	const struct dcsim_dput_strategy *s;
 	struct check_cov_total tot;
-	char kname[256];
+	char kname[256], json_tmp[PATH_MAX + 32];
+	FILE *json;
 	int rc, failed = 0;
 
 	dcsim_checker_opts_init(&c.o);
@@ -693,6 +769,9 @@ int main(int argc, char **argv)
 	if (failed == CHECK_USAGE)
 		return CHECK_USAGE;
 	fprintf(stderr, "dcsim-check: %s: %s\n", s->name, failed ? "FAILED" : "all checks passed");
-	rc = check_cov_report(stderr, c.require_coverage, &tot);
-	return failed ? CHECK_FAILED : rc;
+	json = json_open(&c, json_tmp, sizeof(json_tmp));
+	if (json)
+		json_head(json, &c, s->name);
+	rc = check_cov_report(stderr, c.require_coverage, &tot, json);
+	return json_close(json, &c, json_tmp, failed ? CHECK_FAILED : rc);
 }

@@ -51,6 +51,16 @@ crash)
 	grep -q "one execution replayed" "$tmp/r" && grep -q "crashed with signal 11" "$tmp/r" &&
 		grep -q "^dcsim-check: FAIL: explore, strategy crash-overlap: the process running it died" \
 		"$tmp/r" || { cat "$tmp/r" >&2; fail "the replay did not crash the same way"; }
+	# --json: valid by the schema, with the crash's replay and the verdict.
+	here=$(dirname "$0")
+	run 1 "$tmp/j" --load "$so" --strategy crash-overlap --suites explore,misuse --budget quick \
+		--json "$tmp/r.json"
+	python3 "$here/check-json.py" "$here/../../docs/dcsim-check.schema.json" "$tmp/r.json" \
+		verdict=fail exit=1 suite.explore.verdict=FAILED "suite.explore.replay~--execution-seed" \
+		suite.misuse.verdict=ok || fail "--json: not valid, or not what the run found"
+	run 0 "$tmp/j" --strategy fast --suites misuse --json "$tmp/p.json"
+	python3 "$here/check-json.py" "$here/../../docs/dcsim-check.schema.json" "$tmp/p.json" \
+		verdict=pass exit=0 coverage=None || fail "--json of a pass: not valid"
 	# The report's window: --trace-steps, else DCSIM_EXPLORE_TRACE.
 	run 1 "$tmp/t" "$@" --trace-steps 3
 	grep -q "interleaving, last 3 of " "$tmp/t" || { cat "$tmp/t" >&2; fail "--trace-steps 3 ignored"; }

@@ -74,8 +74,13 @@ run 0 slow.out --kernel-patch "$tmp/0002-submount.patch" --suites explore,misuse
 has slow.out "all checks passed"
 has slow.out "changed lines reached 0/2; fs/dcache.c:1593, 1594 never ran"
 has slow.out "warning: 2 changed lines never ran"
-run 3 slow-req.out --kernel-patch "$tmp/0002-submount.patch" --suites misuse --require-coverage
+run 3 slow-req.out --kernel-patch "$tmp/0002-submount.patch" --suites misuse --require-coverage \
+	--json "$tmp/slow.json"
 has slow-req.out "FAIL: 2 changed lines never ran"
+here=$(dirname "$0")
+python3 "$here/../checker-cli/check-json.py" "$here/../../docs/dcsim-check.schema.json" \
+	"$tmp/slow.json" verdict=uncovered exit=3 coverage.lines=2 coverage.reached=0 \
+	coverage.missed=2 || fail "--json of the uncovered run: not valid, or not what it found"
 
 # Several patches in one mbox file, in order.
 cat "$tmp/0001-retain.patch" "$tmp/0002-submount.patch" >"$tmp/both.mbox"
