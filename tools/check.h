@@ -49,6 +49,9 @@ int check_run_jobs(unsigned int bit, const char *suite, const struct dcsim_dput_
 int check_kernel_patch(const char *tree, const char *const *patches, unsigned int npatches,
 		       char *name, size_t len);
 
+/* check-merge.c: one verdict from the --json files of a run's shards.  Return: 0, 1, 2. */
+int check_merge(char *const *files, unsigned int n, const char *json);
+
 /* check-coverage.c */
 struct check_cov_total {
 	unsigned int lines;	/* changed lines with code */

@@ -113,7 +113,7 @@ struct cli {
 	const char *kpatches[MAX_PATCHES];
 	unsigned int nkpatches;
 	unsigned int which, jobs, shard, nshards;
-	bool list, no_pin, require_coverage, cache_clean;
+	bool list, no_pin, require_coverage, cache_clean, merge;
 	const char *json;
 	struct dcsim_checker_opts o;
 	char replay[4096];
@@ -131,6 +131,7 @@ static const char usage_text[] =
 	"       dcsim-check --kernel-tree 6.1|6.12|TARBALL --kernel-patch PATCH...\n"
 	"                   [--require-coverage] [--suites ...] [--seed N] [--budget ...]\n"
 	"                   [--jobs N] ...\n"
+	"       dcsim-check --merge SHARD.json... [--json FILE]\n"
 	"       dcsim-check --cache-clean\n"
 	"       dcsim-check [--load LIB.so]... --list\n";
 
@@ -420,6 +421,13 @@ static int opt_cache_clean(struct cli *c, const char *arg)
 	return 0;
 }
 
+static int opt_merge(struct cli *c, const char *arg)
+{
+	(void)arg;
+	c->merge = true;
+	return 0;
+}
+
 static int opt_json(struct cli *c, const char *arg)
 {
 	c->json = arg;
@@ -470,6 +478,7 @@ static const struct {
 	{ "sched", required_argument, opt_sched },
 	{ "no-pin", no_argument, opt_no_pin },
 	{ "json", required_argument, opt_json },
+	{ "merge", no_argument, opt_merge },
 	{ "list", no_argument, opt_list },
 	{ "help", no_argument, opt_help },
 };
@@ -494,7 +503,9 @@ static int parse_args(struct cli *c, int argc, char **argv)
 		if (rc)
 			return rc;
 	}
-	if (optind != argc)
+	if (c->merge && optind == argc)
+		return bad_usage("%s", "--merge wants the --json files of the shards");
+	if (optind != argc && !c->merge)
 		return bad_usage("unexpected argument '%s'", argv[optind]);
 	return 0;
 }
@@ -669,15 +680,16 @@ static FILE *json_open(const struct cli *c, char *tmp, size_t len)
 	return f;
 }
 
-static void json_head(FILE *f, const struct cli *c, const char *strategy)
+static void json_head(FILE *f, const struct cli *c, const char *strategy, bool uses_htm)
 {
 	unsigned int n;
 	const struct check_suite_result *r = check_suite_results(&n);
 
 	fputs("{\"tool\": \"dcsim-check\", \"strategy\": ", f);
 	check_json_str(f, strategy);
-	fprintf(f, ", \"seed\": %" PRIu64 ", \"shard\": {\"index\": %u, \"count\": %u}, "
-		"\"suites\": [", c->o.seed, c->shard, c->nshards);
+	fprintf(f, ", \"seed\": %" PRIu64 ", \"uses_htm\": %s, \"shard\": {\"index\": %u, "
+		"\"count\": %u}, \"suites\": [", c->o.seed, uses_htm ? "true" : "false", c->shard,
+		c->nshards);
 	for (unsigned int i = 0; i < n; i++) {
 		fprintf(f, "%s{\"name\": ", i ? ", " : "");
 		check_json_str(f, r[i].name);
@@ -738,6 +750,8 @@ int main(int argc, char **argv)
 		return bad_usage("%s", "DCSIM_EXPLORE_TRACE wants a step count, 1..1000000");
 	if (c.cache_clean)
 		return cache_clean();
+	if (c.merge)
+		return check_merge(argv + optind, (unsigned int)(argc - optind), c.json);
 	rc = load_libraries(&c);
 	if (!rc)
 		rc = load_kernel_patch(&c, kname, sizeof(kname));
@@ -771,7 +785,7 @@ int main(int argc, char **argv)
 	fprintf(stderr, "dcsim-check: %s: %s\n", s->name, failed ? "FAILED" : "all checks passed");
 	json = json_open(&c, json_tmp, sizeof(json_tmp));
 	if (json)
-		json_head(json, &c, s->name);
+		json_head(json, &c, s->name, s->flags & DCSIM_STRATEGY_USES_HTM);
 	rc = check_cov_report(stderr, c.require_coverage, &tot, json);
 	return json_close(json, &c, json_tmp, failed ? CHECK_FAILED : rc);
 }
