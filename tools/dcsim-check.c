@@ -114,7 +114,7 @@ struct cli {
 	unsigned int nkpatches;
 	unsigned int which, jobs, shard, nshards;
 	bool list, no_pin, require_coverage, cache_clean, merge;
-	const char *json;
+	const char *json, *junit;
 	struct dcsim_checker_opts o;
 	char replay[4096];
 };
@@ -127,6 +127,7 @@ static const char usage_text[] =
 	"                   [--scenario NAME --explore-mode random|pct --execution-seed N\n"
 	"                    [--pct-steps K]] [--scenarios A,B,...] [--fault NAME]\n"
 	"                   [--sched fair|strict|rt] [--trace-steps N] [--json FILE]\n"
+	"                   [--junit FILE]\n"
 	"       dcsim-check [--load LIB.so]... --corpus DIR [--budget B]\n"
 	"       dcsim-check --kernel-tree 6.1|6.12|TARBALL --kernel-patch PATCH...\n"
 	"                   [--require-coverage] [--suites ...] [--seed N] [--budget ...]\n"
@@ -421,6 +422,12 @@ static int opt_cache_clean(struct cli *c, const char *arg)
 	return 0;
 }
 
+static int opt_junit(struct cli *c, const char *arg)
+{
+	c->junit = arg;
+	return 0;
+}
+
 static int opt_merge(struct cli *c, const char *arg)
 {
 	(void)arg;
@@ -479,6 +486,7 @@ static const struct {
 	{ "no-pin", no_argument, opt_no_pin },
 	{ "json", required_argument, opt_json },
 	{ "merge", no_argument, opt_merge },
+	{ "junit", required_argument, opt_junit },
 	{ "list", no_argument, opt_list },
 	{ "help", no_argument, opt_help },
 };
@@ -729,6 +737,72 @@ static int json_close(FILE *f, const struct cli *c, const char *tmp, int rc)
 	return rc;
 }
 
+static void xml_text(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '&': fputs("&amp;", f); break;
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '"': fputs("&quot;", f); break;
+		default:
+			if ((unsigned char)*s >= 0x20 || *s == '\n')
+				fputc(*s, f);
+		}
+	}
+}
+
+/*
+ * --junit FILE: JUnit XML for CI, one test case per suite (a failure
+ * carries the first failure and its replay), and with a --kernel-patch
+ * run one for the coverage of the change (a failure when a changed line
+ * never ran: with --require-coverage that fails the run, else CI shows it).
+ */
+static int junit_write(const struct cli *c, const char *strategy,
+		       const struct check_cov_total *tot, bool measured)
+{
+	unsigned int n, failures = 0;
+	const struct check_suite_result *r = check_suite_results(&n);
+	FILE *f;
+
+	if (!c->junit)
+		return 0;
+	f = fopen(c->junit, "w");
+	if (!f)
+		return fprintf(stderr, "dcsim-check: --junit %s: %s\n", c->junit, strerror(errno)), -1;
+	for (unsigned int i = 0; i < n; i++)
+		failures += strcmp(r[i].verdict, "ok") != 0;
+	failures += measured && tot->missed;
+	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n"
+		"  <testsuite name=\"dcsim-check ");
+	xml_text(f, strategy);
+	fprintf(f, "\" tests=\"%u\" failures=\"%u\">\n", n + measured, failures);
+	for (unsigned int i = 0; i < n; i++) {
+		fprintf(f, "    <testcase classname=\"dcsim-check.");
+		xml_text(f, strategy);
+		fprintf(f, "\" name=\"%s\">", r[i].name);
+		if (strcmp(r[i].verdict, "ok")) {
+			fputs("\n      <failure message=\"", f);
+			xml_text(f, r[i].failure[0] ? r[i].failure : r[i].verdict);
+			fputs("\">replay: ", f);
+			xml_text(f, r[i].replay);
+			fputs("</failure>\n    ", f);
+		}
+		fputs("</testcase>\n", f);
+	}
+	if (measured) {
+		fputs("    <testcase classname=\"dcsim-check.", f);
+		xml_text(f, strategy);
+		fprintf(f, "\" name=\"coverage of the change\">");
+		if (tot->missed)
+			fprintf(f, "\n      <failure message=\"%u of %u changed lines never ran\"/>\n    ",
+				tot->missed, tot->lines);
+		fputs("</testcase>\n", f);
+	}
+	fputs("  </testsuite>\n</testsuites>\n", f);
+	return fclose(f) ? -1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	static struct cli c = {
@@ -738,6 +812,7 @@ int main(int argc, char **argv)
 	const struct dcsim_dput_strategy *s;
 	struct check_cov_total tot;
 	char kname[256], json_tmp[PATH_MAX + 32];
+	bool measured;
 	FILE *json;
 	int rc, failed = 0;
 
@@ -786,6 +861,9 @@ int main(int argc, char **argv)
 	json = json_open(&c, json_tmp, sizeof(json_tmp));
 	if (json)
 		json_head(json, &c, s->name, s->flags & DCSIM_STRATEGY_USES_HTM);
+	measured = check_cov_active();
 	rc = check_cov_report(stderr, c.require_coverage, &tot, json);
+	if (junit_write(&c, s->name, &tot, measured && tot.lines))
+		rc = rc ? rc : CHECK_USAGE;
 	return json_close(json, &c, json_tmp, failed ? CHECK_FAILED : rc);
 }

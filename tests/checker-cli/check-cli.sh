@@ -99,6 +99,19 @@ crash)
 	run 0 "$tmp/j" --strategy fast --suites misuse --json "$tmp/p.json"
 	python3 "$here/check-json.py" "$here/../../docs/dcsim-check.schema.json" "$tmp/p.json" \
 		verdict=pass exit=0 coverage=None || fail "--json of a pass: not valid"
+	# --junit: one test case per suite, explore's a failure with its replay.
+	run 1 "$tmp/j" --load "$so" --strategy crash-overlap --suites explore,misuse --budget quick \
+		--junit "$tmp/r.xml"
+	python3 - "$tmp/r.xml" <<'EOF2' || fail "--junit: not the XML the run found"
+import sys
+import xml.etree.ElementTree as ET
+suite = ET.parse(sys.argv[1]).getroot().find("testsuite")
+cases = {c.get("name"): c for c in suite.findall("testcase")}
+assert suite.get("tests") == "2" and suite.get("failures") == "1", suite.attrib
+assert cases["explore"].find("failure") is not None
+assert "--execution-seed" in cases["explore"].find("failure").text
+assert cases["misuse"].find("failure") is None
+EOF2
 	# The report's window: --trace-steps, else DCSIM_EXPLORE_TRACE.
 	run 1 "$tmp/t" "$@" --trace-steps 3
 	grep -q "interleaving, last 3 of " "$tmp/t" || { cat "$tmp/t" >&2; fail "--trace-steps 3 ignored"; }

@@ -75,7 +75,10 @@ has slow.out "all checks passed"
 has slow.out "changed lines reached 0/2; fs/dcache.c:1593, 1594 never ran"
 has slow.out "warning: 2 changed lines never ran"
 run 3 slow-req.out --kernel-patch "$tmp/0002-submount.patch" --suites misuse --require-coverage \
-	--json "$tmp/slow.json"
+	--json "$tmp/slow.json" --junit "$tmp/slow.xml"
+grep -q '<testcase classname="dcsim-check.k612-0002-submount" name="coverage of the change">' \
+	"$tmp/slow.xml" && grep -q 'failure message="2 of 2 changed lines never ran"' "$tmp/slow.xml" ||
+	{ cat "$tmp/slow.xml" >&2; fail "--junit: no failed coverage test case"; }
 has slow-req.out "FAIL: 2 changed lines never ran"
 here=$(dirname "$0")
 python3 "$here/../checker-cli/check-json.py" "$here/../../docs/dcsim-check.schema.json" \
