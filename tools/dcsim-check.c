@@ -66,6 +66,12 @@
  * a failure with --require-coverage.  --cache-clean empties the cache of
  * builds.
  *
+ * --json FILE writes the result (docs/dcsim-check.schema.json), --junit
+ * FILE JUnit XML; --merge SHARD.json... combines the --json files of a
+ * run's shards into its verdict (check-merge.c).  --trace-steps N (else
+ * DCSIM_EXPLORE_TRACE) is the length of an explorer report's interleaving.
+ * docs/dcsim-check.md is the user's guide.
+ *
  * Exit: 0 every check passed, 1 a check failed (a report, ending in one
  * "replay:" line; a crash of the code under test is one), 2 bad usage
  * (unknown option or strategy, a library that does not load, a kernel
