@@ -74,6 +74,22 @@ static int kc_paths(char *root, size_t rlen, char *incs, size_t ilen)
 	return 0;
 }
 
+int check_cache_dir(char *dir, size_t len)
+{
+	const char *env;
+
+	if ((env = getenv("DCSIM_CACHE_DIR")) && *env)
+		snprintf(dir, len, "%s", env);
+	else if ((env = getenv("XDG_CACHE_HOME")) && *env)
+		snprintf(dir, len, "%s/dcsim", env);
+	else if ((env = getenv("HOME")) && *env)
+		snprintf(dir, len, "%s/.cache/dcsim", env);
+	else
+		return fputs("dcsim-check: no cache directory: set DCSIM_CACHE_DIR, "
+			     "XDG_CACHE_HOME or HOME\n", stderr), -1;
+	return 0;
+}
+
 /* See check.h. */
 int check_kernel_patch(const char *tree, const char *const *patches, unsigned int npatches,
 		       char *name, size_t len)
@@ -81,7 +97,6 @@ int check_kernel_patch(const char *tree, const char *const *patches, unsigned in
 	char root[PATH_MAX], incs[2 * PATH_MAX + 2], script[PATH_MAX + 32], cache[PATH_MAX];
 	char line[2 * PATH_MAX], so[PATH_MAX], why[512];
 	const char *argv[16 + 2 * MAX_PATCHES + 2 * 8];
-	const char *env;
 	unsigned int argc = 0;
 	int p[2], status, got = 0;
 	bool init;
@@ -90,15 +105,8 @@ int check_kernel_patch(const char *tree, const char *const *patches, unsigned in
 
 	if (kc_paths(root, sizeof(root), incs, sizeof(incs)))
 		return 2;
-	if ((env = getenv("DCSIM_CACHE_DIR")) && *env)
-		snprintf(cache, sizeof(cache), "%s", env);
-	else if ((env = getenv("XDG_CACHE_HOME")) && *env)
-		snprintf(cache, sizeof(cache), "%s/dcsim", env);
-	else if ((env = getenv("HOME")) && *env)
-		snprintf(cache, sizeof(cache), "%s/.cache/dcsim", env);
-	else
-		return fputs("dcsim-check: --kernel-patch: no cache directory: set "
-			     "DCSIM_CACHE_DIR, XDG_CACHE_HOME or HOME\n", stderr), 2;
+	if (check_cache_dir(cache, sizeof(cache)))
+		return 2;
 	snprintf(script, sizeof(script), "%s/kernel-code/kpatch.py", root);
 	argv[argc++] = "python3";
 	argv[argc++] = script;

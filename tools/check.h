@@ -40,6 +40,8 @@ int check_run_jobs(unsigned int bit, const char *suite, const struct dcsim_dput_
 		   unsigned int nshards, bool no_pin);
 
 /* check-kpatch.c */
+/* The cache of --kernel-patch builds (see --help).  Return: 0, or -1 (said). */
+int check_cache_dir(char *dir, size_t len);
 /*
  * Build (or find in the cache) @tree with @patches as a strategy, load it
  * and return its name in @name; the coverage of the change starts (when the

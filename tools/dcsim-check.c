@@ -656,18 +656,13 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
 /* --cache-clean: empty the cache's kernel/ folder (the builds). */
 static int cache_clean(void)
 {
-	const char *env;
 	char dir[PATH_MAX];
+	size_t n;
 
-	if ((env = getenv("DCSIM_CACHE_DIR")) && *env)
-		snprintf(dir, sizeof(dir), "%s/kernel", env);
-	else if ((env = getenv("XDG_CACHE_HOME")) && *env)
-		snprintf(dir, sizeof(dir), "%s/dcsim/kernel", env);
-	else if ((env = getenv("HOME")) && *env)
-		snprintf(dir, sizeof(dir), "%s/.cache/dcsim/kernel", env);
-	else
-		return fputs("dcsim-check: --cache-clean: no cache directory: set DCSIM_CACHE_DIR, "
-			     "XDG_CACHE_HOME or HOME\n", stderr), CHECK_USAGE;
+	if (check_cache_dir(dir, sizeof(dir) - 8))
+		return CHECK_USAGE;
+	n = strlen(dir);
+	snprintf(dir + n, sizeof(dir) - n, "/kernel");
 	if (nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS) && errno != ENOENT) {
 		fprintf(stderr, "dcsim-check: --cache-clean: %s: %s\n", dir, strerror(errno));
 		return CHECK_USAGE;

@@ -68,27 +68,7 @@ step "2. the refactor (format-patch, signature) passes:" \
 run 2 empty.out --kernel-tree 6.12 --kernel-patch empty.patch
 step "3. an empty patch: exit 2 ($(grep -o 'holds no diff.*' empty.out))"
 
-cat >0001-find-submount.patch <<'EOF'
-From: dcsim trial <trial@dcsim.invalid>
-Subject: [PATCH] fs/dcache: find_submount: take the reference, then store it
-
----
-diff --git a/fs/dcache.c b/fs/dcache.c
---- a/fs/dcache.c
-+++ b/fs/dcache.c
-@@ -1586,7 +1586,8 @@
- {
- 	struct dentry **victim = _data;
- 	if (d_mountpoint(dentry)) {
--		*victim = dget_dlock(dentry);
-+		dget_dlock(dentry);
-+		*victim = dentry;
- 		return D_WALK_QUIT;
- 	}
- 	return D_WALK_CONTINUE;
--- 
-2.39.2
-EOF
+cp "$here/examples/kernel-patches/find-submount-refactor.patch" 0001-find-submount.patch
 run 0 slow.out --kernel-tree 6.12 --kernel-patch 0001-find-submount.patch --budget quick
 has slow.out "warning: 2 changed lines never ran"
 run 3 slow-req.out --kernel-tree 6.12 --kernel-patch 0001-find-submount.patch --budget quick \

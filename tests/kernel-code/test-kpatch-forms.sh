@@ -43,33 +43,7 @@ has sig.out "coverage of the change: all suites: changed lines reached 1/1"
 has sig.out "fs/dcache.c:718 retain_dentry(): diff [1-9][0-9]* misuse [1-9][0-9]*"
 has sig.out "coverage of the change: diff: changed lines reached 1/1, condition sides taken 2/2"
 
-cat >"$tmp/0002-submount.patch" <<'EOF'
-From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001
-From: dcsim examples <examples@dcsim.invalid>
-Subject: [PATCH 2/2] fs/dcache: find_submount: take the reference, then store it
-
-A refactor of the mountpoint path of d_invalidate()'s walk.
----
- fs/dcache.c | 3 ++-
- 1 file changed, 2 insertions(+), 1 deletion(-)
-
-diff --git a/fs/dcache.c b/fs/dcache.c
---- a/fs/dcache.c
-+++ b/fs/dcache.c
-@@ -1586,7 +1586,8 @@
- {
- 	struct dentry **victim = _data;
- 	if (d_mountpoint(dentry)) {
--		*victim = dget_dlock(dentry);
-+		dget_dlock(dentry);
-+		*victim = dentry;
- 		return D_WALK_QUIT;
- 	}
- 	return D_WALK_CONTINUE;
--- 
-2.39.2
-
-EOF
+cp "$dir/find-submount-refactor.patch" "$tmp/0002-submount.patch"
 run 0 slow.out --kernel-patch "$tmp/0002-submount.patch" --suites explore,misuse --budget quick
 has slow.out "all checks passed"
 has slow.out "changed lines reached 0/2; fs/dcache.c:1593, 1594 never ran"
@@ -134,5 +108,7 @@ run 2 noop.out --kernel-patch "$tmp/noop" --suites misuse
 has noop.out "change nothing in fs/dcache.c"
 left=$(ls "$tmp/cache/kernel" | grep -c '^tmp-')
 [ "$left" -eq 0 ] || fail "refused patches left $left temporary directories in the cache"
+"$check" --cache-clean >"$tmp/clean.out" 2>&1 || fail "--cache-clean failed"
+[ -z "$(ls -A "$tmp/cache/kernel")" ] || fail "--cache-clean left builds in the cache"
 echo "test-kpatch-forms: format-patch, mbox, series and diff -u accepted; coverage of the" \
 	"change reported, required with --require-coverage; empty and no-op patches refused"
