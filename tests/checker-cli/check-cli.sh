@@ -89,6 +89,17 @@ crash)
 	grep -q "one execution replayed" "$tmp/r" && grep -q "crashed with signal 11" "$tmp/r" &&
 		grep -q "^dcsim-check: FAIL: explore, strategy crash-overlap: the process running it died" \
 		"$tmp/r" || { cat "$tmp/r" >&2; fail "the replay did not crash the same way"; }
+	# The corpus runner's row keeps the crash's one-execution replay.
+	mkdir "$tmp/corpus"
+	printf '%s\n' "commit: planted" "subject: a put entered while another is inside crashes" \
+		"fixed-in: never upstream" "id-check: planted" "verified-by: planted" \
+		"class: crash" "kind: c" "strategies: crash-overlap" "fixed: fast" \
+		"suites: explore:final-dputs" "expect: caught" "catch: explorer" "needs: nothing" \
+		"status: test" >"$tmp/corpus/crash-overlap.bug"
+	"$bin" --load "$so" --corpus "$tmp/corpus" --budget quick >"$tmp/c" 2>"$tmp/c.err" ||
+		{ cat "$tmp/c" "$tmp/c.err" >&2; fail "--corpus: the crash entry disagrees"; }
+	grep -q "| crash-overlap | .* | caught | caught | .* | a crash | .*--scenario final-dputs/crash-overlap/off --explore-mode [a-z]* --execution-seed 0x" \
+		"$tmp/c" || { cat "$tmp/c" >&2; fail "--corpus: the crash's row has no one-execution replay"; }
 	# --json: valid by the schema, with the crash's replay and the verdict.
 	here=$(dirname "$0")
 	run 1 "$tmp/j" --load "$so" --strategy crash-overlap --suites explore,misuse --budget quick \
