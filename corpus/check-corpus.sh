@@ -139,7 +139,7 @@ unjudged = []
 
 # ---- the .bug files -------------------------------------------------------
 CLASSES = {"use-after-free", "refcount-leak", "lost-lru-entry", "dentry-never-freed",
-           "livelock", "counter-drift", "policy-drift", "none"}
+           "livelock", "counter-drift", "policy-drift", "lock-not-held", "none"}
 EXPECT = {"caught", "pass", "expected-fail", "missed"}
 TREES = {"6.1", "6.12"}
 REQUIRED = ["commit", "subject", "fixed-in", "id-check", "verified-by", "class", "kind",
@@ -211,8 +211,8 @@ def check_bug(path, f):
         err(where, "kind (c) needs 'scenario' and expect 'expected-fail' (or 'missed')")
     if f.get("budget", "quick") not in ("quick", "default", "soak"):
         err(where, "budget must be quick, default or soak")
-    if f.get("sched", "fair") not in ("fair", "strict", "rt"):
-        err(where, "sched must be fair, strict or rt")
+    if f.get("sched", "fair") not in ("fair", "strict", "rt", "window"):
+        err(where, "sched must be fair, strict, rt or window")
     for s in f.get("suites", "").split():
         if not SUITE.match(s):
             err(where, "suite '%s' is not diff, misuse, stress, explore or explore:SCN,..." % s)

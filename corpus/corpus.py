@@ -73,9 +73,11 @@ def prefix_of(b):
 
 
 def flags(b):
-    """The strategy's flags: HTM after the series, 6.8's shrinker locking on 6.12."""
+    """The strategy's flags: HTM after the series, 6.8's shrinker locking on
+    6.12, 6.1's own shrink_lock_dentry() on 6.1."""
     f = (["DCSIM_STRATEGY_USES_HTM"] if b.get("after") else []) + \
-        (["DCSIM_STRATEGY_LOCK_FOR_KILL"] if b["tree"] == "6.12" else [])
+        (["DCSIM_STRATEGY_LOCK_FOR_KILL"] if b["tree"] == "6.12" else
+         ["DCSIM_STRATEGY_SHRINK_LOCK_DENTRY"])
     return "\t.flags = %s,\n" % " | ".join(f) if f else ""
 
 

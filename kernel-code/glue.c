@@ -281,6 +281,7 @@ static const struct dcsim_dput_strategy k61 = {
 		       "compiled from linux-source-6.1",
 	.dput = k61_dput,
 	.retain_style = DCSIM_RETAIN_LRU_THEN_REFERENCED,
+	.flags = DCSIM_STRATEGY_SHRINK_LOCK_DENTRY,
 	.ops = &kc_k61_ops,
 };
 
@@ -289,7 +290,7 @@ static const struct dcsim_dput_strategy k61_htm = {
 	.description = "k61 with kernel/patches/ applied: the patch's own fast_dput_htm()",
 	.dput = k61_htm_dput,
 	.retain_style = DCSIM_RETAIN_LRU_THEN_REFERENCED,
-	.flags = DCSIM_STRATEGY_USES_HTM,
+	.flags = DCSIM_STRATEGY_USES_HTM | DCSIM_STRATEGY_SHRINK_LOCK_DENTRY,
 	.ops = &kc_k61_htm_ops,
 };
 
@@ -364,7 +365,7 @@ const struct dcsim_dput_strategy kc_strategy_bug_nolock = {
 	.description = "k61-htm with fast_dput_htm()'s d_lock test cut out (planted bug)",
 	.dput = k61_htm_bug_nolock_dput,
 	.retain_style = DCSIM_RETAIN_LRU_THEN_REFERENCED,
-	.flags = DCSIM_STRATEGY_USES_HTM,
+	.flags = DCSIM_STRATEGY_USES_HTM | DCSIM_STRATEGY_SHRINK_LOCK_DENTRY,
 	.ops = &kc_k61_htm_bug_nolock_ops,
 };
 #endif

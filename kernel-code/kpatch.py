@@ -303,11 +303,14 @@ def build(args, table, version, tarball, top, work):
           "-DKC_ENTRY=kc_kp_dput", "-DKC_VARIANT=kc_kp_", "-DKC_OPS=kc_kp_ops"]),
         ("lockref.o", "lockref-funcs.c", KERNEL_ARGS + COVERAGE_ARGS + tree_args +
          ["-DKC_SOURCE=" + c_string(lockref_h)]),
-        # A tree whose kill path is lock_for_kill() (6.8 on) shrinks that way too.
+        # A tree whose kill path is lock_for_kill() (6.8 on) shrinks that way
+        # too; one with shrink_lock_dentry() (6.1) runs its own.
         ("glue.o", "glue.c", ["-DKC_PLUGIN", "-DKC_PLUGIN_NAME=" + c_string(name),
-                              "-DKC_PLUGIN_FLAGS=" + ("DCSIM_STRATEGY_LOCK_FOR_KILL"
-                                                      if "lock_for_kill" in tree["funcs"]
-                                                      else "0"),
+                              "-DKC_PLUGIN_FLAGS=" + (
+                                  "DCSIM_STRATEGY_LOCK_FOR_KILL"
+                                  if "lock_for_kill" in tree["funcs"] else
+                                  "DCSIM_STRATEGY_SHRINK_LOCK_DENTRY"
+                                  if "shrink_lock_dentry" in tree["funcs"] else "0"),
                               "-DKC_PLUGIN_DESCRIPTION=" + c_string(
                                   "%s with %s" % (tname, ", ".join(
                                       os.path.basename(p) for p in args.patch)))]),

@@ -19,6 +19,11 @@
  * --sched strict explores with strict priorities (<dcsim/explore.h>,
  * "Scheduling": spinning does not yield, busy-wait livelocks fail); --sched
  * rt also takes the yield from cond_resched() (a real-time preemptor).
+ * --sched window parks threads inside lock-drop windows while the others
+ * run (<dcsim/explore.h>, "Windows"; docs/window-exploration.md);
+ * --window-dump FILE appends its per-window counts to FILE, and
+ * --window-target FUNC:LINE[:hold] (a failure's replay) fixes the window
+ * every execution targets.
  *
  * --corpus DIR runs the corpus of upstream bugs (corpus/): for each
  * .bug entry the suites it names on the strategies it names, and prints
@@ -132,7 +137,8 @@ static const char usage_text[] =
 	"                   [--diff-steps N] [--jobs N] [--shard I/N] [--no-pin]\n"
 	"                   [--scenario NAME --explore-mode random|pct --execution-seed N\n"
 	"                    [--pct-steps K]] [--scenarios A,B,...] [--fault NAME]\n"
-	"                   [--sched fair|strict|rt] [--trace-steps N] [--json FILE]\n"
+	"                   [--sched fair|strict|rt|window] [--window-dump FILE]\n"
+	"                   [--window-target FUNC:LINE[:hold]] [--trace-steps N] [--json FILE]\n"
 	"                   [--junit FILE]\n"
 	"       dcsim-check [--load LIB.so]... --corpus DIR [--budget B]\n"
 	"       dcsim-check --kernel-tree 6.1|6.12|TARBALL --kernel-patch PATCH...\n"
@@ -401,8 +407,27 @@ static int opt_sched(struct cli *c, const char *arg)
 	enum dcsim_explore_sched sch;
 
 	if (dcsim_explore_sched_parse(arg, &sch))
-		return bad_usage("bad --sched '%s' (want fair, strict or rt)", arg);
+		return bad_usage("bad --sched '%s' (want fair, strict, rt or window)", arg);
 	c->o.explore_sched = arg;
+	return 0;
+}
+
+static int opt_window_dump(struct cli *c, const char *arg)
+{
+	c->o.window_dump = arg;
+	return 0;
+}
+
+static int opt_window_target(struct cli *c, const char *arg)
+{
+	const char *colon = strchr(arg, ':');
+	char *end;
+
+	if (!colon || colon == arg || (strtol(colon + 1, &end, 10), end == colon + 1) ||
+	    (*end && strcmp(end, ":hold")))
+		return bad_usage("bad --window-target '%s' (want FUNC:LINE or FUNC:LINE:hold)",
+				 arg);
+	c->o.window_target = arg;
 	return 0;
 }
 
@@ -489,6 +514,8 @@ static const struct {
 	{ "fault", required_argument, opt_fault },
 	{ "corpus", required_argument, opt_corpus },
 	{ "sched", required_argument, opt_sched },
+	{ "window-dump", required_argument, opt_window_dump },
+	{ "window-target", required_argument, opt_window_target },
 	{ "no-pin", no_argument, opt_no_pin },
 	{ "json", required_argument, opt_json },
 	{ "merge", no_argument, opt_merge },
@@ -619,6 +646,8 @@ static int prepare_suites(struct cli *c, const struct dcsim_dput_strategy **s)
 		append_opt(c, "--fault", c->fault_name);
 	if (c->o.explore_sched)
 		append_opt(c, "--sched", c->o.explore_sched);
+	if (c->o.window_target)
+		append_opt(c, "--window-target", c->o.window_target);
 	c->o.replay_prefix = c->replay;
 	/*
 	 * Reports go to stderr with the progress, in order: the explorer writes

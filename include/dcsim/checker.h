@@ -51,7 +51,7 @@ struct dcsim_checker_opts {
 	/* explore only: one scenario ("final-dputs/fast/off"), NULL: all */
 	const char *scenario;
 	const char *explore_mode;	/* "random" or "pct" only; NULL: both */
-	/* explore only: "fair" or "strict" (<dcsim/explore.h>, "Scheduling"); NULL: fair */
+	/* explore only: "fair", "strict", "rt" or "window" (<dcsim/explore.h>); NULL: fair */
 	const char *explore_sched;
 	uint64_t execution_seed;	/* with @scenario: run that one execution */
 	unsigned long pct_steps;	/* with @scenario, pct: the failure's step estimate */
@@ -76,6 +76,13 @@ struct dcsim_checker_opts {
 	 */
 	bool (*take_unit)(void *arg, unsigned long unit);
 	void *take_arg;
+	/*
+	 * explore with sched "window" (<dcsim/explore.h>, "Windows"): a file
+	 * each exploration appends its per-window counts to, and the window
+	 * ("FUNC:LINE") every execution targets (a replay's); NULL: none.
+	 */
+	const char *window_dump;
+	const char *window_target;
 	/*
 	 * explore: where the suite is, written before each exploration and
 	 * execution, so that a caller can replay one that crashed or hung

@@ -71,6 +71,14 @@ enum dcsim_dcache_scenario {
 	DCSIM_DSCN_PRUNE_PARENT_DIES,	/* a prune relocks the parent of its victim as both die */
 	DCSIM_DSCN_INVALIDATE_CASCADE,	/* d_invalidate(q) against a prune whose kill cascades in q */
 	DCSIM_DSCN_PRUNE_PUT_ALIAS,	/* a prune of f against the killing put of its alias f2 */
+	/*
+	 * a prune of the negative f, relocking its parent, against a create
+	 * in place of f: 6.1's own shrink_lock_dentry() kills f positive
+	 * without its inode's i_lock, so on a strategy with
+	 * DCSIM_STRATEGY_SHRINK_LOCK_DENTRY it runs only when named
+	 */
+	DCSIM_DSCN_PRUNE_NEGATIVE_CREATE,
+	DCSIM_DSCN_PUT_NEGATIVE_CREATE,	/* the killing put of a negative against a create over it */
 	DCSIM_DSCN_NR
 };
 

@@ -26,7 +26,11 @@
  *	DCSIM_EXPLORE_SCALE=N         multiply every scenario's iterations (soak)
  *	DCSIM_EXPLORE_MEMORY=sc|relaxed-rmw   memory model (see "Memory" below)
  *	DCSIM_EXPLORE_WATCHDOG=SEC    time limit of each phase (default 60, 0 off)
- *	DCSIM_EXPLORE_SCHED=fair|strict|rt   scheduling (see "Scheduling" below)
+ *	DCSIM_EXPLORE_SCHED=fair|strict|rt|window   scheduling (see "Scheduling"
+ *	                              and "Windows" below)
+ *	DCSIM_EXPLORE_WINDOW_DUMP=FILE  sched window: append per-window counts
+ *	DCSIM_EXPLORE_WINDOW_OPS=N, DCSIM_EXPLORE_WINDOW_STEPS=N   its bounds
+ *	DCSIM_EXPLORE_WINDOW_TARGET=FUNC:LINE   the window every execution targets
  *	DCSIM_EXPLORE_LASSO=N         rounds that confirm a fair cycle (default
  *	                              128, 0 off; see "Fair cycles" below)
  *
@@ -84,6 +88,18 @@
  * nothing): only its return gives the CPU back.  Code that relies on
  * cond_resched(), as fs/dcache.c's shrink_dcache_parent() does, fails
  * there by design: the mode shows that reliance, it does not judge.
+ *
+ * Windows (opts.sched "window", src/engine/window.c): fair scheduling
+ * that parks a thread inside a lock-drop window, after a release or a
+ * failed trylock and before it takes a lock again, while the other
+ * threads run window_ops whole operations (dcsim_explore_progress()
+ * marks) or window_steps schedule points.  Each execution targets the
+ * window of the run parked least so far, so a run goes round every
+ * window it reaches; a thread that fails a trylock while another is
+ * parked swaps places with it, which keeps two trylock loops in step.
+ * Windows are named by the site that opens them: dcsim_spin_site() where
+ * the code names it (the kernel code's spin_lock() shims), else the last
+ * schedule point outside the lock layer.  Random and pct modes only.
  *
  * HTM: in explored executions dcsim_htm_begin() runs the simulated backend
  * (opts.htm).  In the "commit" and "aborts" modes a transaction has no
@@ -147,6 +163,7 @@ enum dcsim_explore_sched {
 	DCSIM_EXPLORE_SCHED_FAIR,	/* preemptive and fair: every runnable thread may run */
 	DCSIM_EXPLORE_SCHED_STRICT,	/* strict priorities: one preempted thread waits */
 	DCSIM_EXPLORE_SCHED_RT,		/* as strict, and cond_resched() gives nothing back */
+	DCSIM_EXPLORE_SCHED_WINDOW,	/* fair, parking threads in lock-drop windows */
 };
 
 /*
@@ -194,6 +211,16 @@ struct dcsim_explore_opts {
 	unsigned long lasso_repeats;
 	/* Written before each execution (shared memory, say); NULL: nowhere. */
 	struct dcsim_explore_where *where;
+	/*
+	 * Window-directed exploration (sched window, see "Windows" above): a
+	 * parked thread waits for window_ops whole operations of the others,
+	 * at most window_steps schedule points; window_dump: a file the
+	 * per-window counts are appended to at the end of the run, or NULL.
+	 */
+	unsigned long window_ops, window_steps;
+	const char *window_dump;
+	/* "FUNC:LINE": the window every execution targets (a replay's); NULL: rotate */
+	const char *window_target;
 };
 
 /**
@@ -240,6 +267,10 @@ struct dcsim_explore_result {
 	unsigned long preemptions;	/* strict: executions in which the preemption happened */
 	/* fair cycles: cycles forced again (each confirmed or cleared), PCT demotions */
 	unsigned long lasso_tries, lasso_demotions;
+	/* sched window: windows reached (a lock taken after), and parked in */
+	unsigned long windows_reached, windows_parked;
+	/* sched window: the first failing execution's target, "FUNC:LINE" or "" */
+	char failure_window[128];
 };
 
 /**
@@ -247,7 +278,8 @@ struct dcsim_explore_result {
  * 1000 iterations, PCT depth 3, preemption bound 2, 200000 steps, HTM off,
  * 20 per mille aborts, sequentially consistent memory, a 512-line
  * transaction capacity, no replay, 80 steps in a report, a 60 s watchdog,
- * fair scheduling (strict: a 400-step window, 20000 steps without a yield).
+ * fair scheduling (strict: a 400-step window, 20000 steps without a yield;
+ * window: 1 operation, at most 2000 steps, per park).
  * Reads no environment.
  */
 DCSIM_API void dcsim_explore_opts_init(struct dcsim_explore_opts *opts);
@@ -256,7 +288,8 @@ DCSIM_API void dcsim_explore_opts_init(struct dcsim_explore_opts *opts);
  * dcsim_explore_opts_from_env() - override @opts with the DCSIM_EXPLORE_*
  * variables that are set: BASE_SEED (seed), MODE, ITERS, MEMORY, SCENARIO,
  * SEED (replay one execution), SCHEDULE, PCT_STEPS, TRACE (report_steps),
- * WATCHDOG and SCHED; a malformed value is reported and ignored.  The one place
+ * WATCHDOG, SCHED and WINDOW_DUMP, WINDOW_OPS, WINDOW_STEPS, WINDOW_TARGET;
+ * a malformed value is reported and ignored.  The one place
  * the explorer's settings come from the environment: for main()s, called
  * after their own settings and before dcsim_explore_run(), which reads
  * none.  The strings point into the environment.
@@ -369,10 +402,10 @@ DCSIM_API dcsim_access_observer_fn *dcsim_access_observer_set(dcsim_access_obser
 /** dcsim_explore_htm_name() - "off", "sim-commit", "sim-aborts" or "sim-conflicts". */
 DCSIM_API const char *dcsim_explore_htm_name(enum dcsim_explore_htm htm);
 
-/** dcsim_explore_sched_name() - "fair", "strict" or "rt". */
+/** dcsim_explore_sched_name() - "fair", "strict", "rt" or "window". */
 DCSIM_API const char *dcsim_explore_sched_name(enum dcsim_explore_sched sched);
 
-/** dcsim_explore_sched_parse() - "fair", "strict" or "rt" into *@out.  Return: 0 or -EINVAL. */
+/** dcsim_explore_sched_parse() - "fair", "strict", "rt" or "window" into *@out.  Return: 0 or -EINVAL. */
 DCSIM_API int dcsim_explore_sched_parse(const char *name, enum dcsim_explore_sched *out);
 
 /** dcsim_explore_mode_name() - "random", "pct" or "dfs". */

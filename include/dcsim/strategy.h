@@ -64,6 +64,13 @@ enum dcsim_retain_style {
  * for "somebody grabbed it" as 6.1's shrink_lock_dentry() does.
  */
 #define DCSIM_STRATEGY_LOCK_FOR_KILL	0x2u
+/*
+ * The cache's shrinkers run the kernel's own 6.1-era shrink_lock_dentry()
+ * (the kernel-code k61 strategies, patched or not), not the model's: a
+ * scenario that shows a bug of that code (struct scn_def's latent_if) runs
+ * on them only when named.
+ */
+#define DCSIM_STRATEGY_SHRINK_LOCK_DENTRY	0x4u
 
 /*
  * Not API: the kernel-code strategies' own shrinker, walks and lookups

@@ -17,7 +17,7 @@
  *   plant:       a model fault to plant (dcsim_dcache_fault_lookup())
  *   budget:      quick, default or soak: the entry's own, when its bug
  *                needs more executions than the run's budget gives
- *   sched:       fair or strict: the explorer's scheduling (strict
+ *   sched:       fair, strict, rt or window: the explorer's scheduling (strict
  *                priorities for busy-wait livelocks, <dcsim/explore.h>)
  *   expect:      caught, pass, expected-fail or missed
  *

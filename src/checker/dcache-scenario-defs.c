@@ -512,6 +512,74 @@ static void build_prune_put_alias(struct dscn *s)
 	s->slot[1][1] = f2;
 }
 
+/*
+ * prune-negative-create: d/f a cached negative (created, unlinked, put),
+ * unused, on the LRU and not REFERENCED, alone there; d/g positive and
+ * held by T1, whose drop and final put kill it under d's d_lock.
+ */
+static void build_prune_negative_create(struct dscn *s)
+{
+	struct dcsim_dentry *f = dscn_mk(s, s->dir, "f", NULL);
+	struct dcsim_dentry *g;
+
+	if (!f)
+		return;
+	s->id_f = dcsim_d_id(f);
+	dcsim_d_delete(f);		/* count 1: negative, still hashed */
+	warm(s, s->dir, f, "f");
+	dcsim_prune(s->cache, 1);	/* rotated: no longer REFERENCED */
+	g = dscn_mk(s, s->dir, "g", NULL);
+	if (!g)
+		return;
+	s->id_g = dcsim_d_id(g);
+	s->slot[1][1] = g;
+}
+
+/*
+ * g is gone (dropped, then its last put); f is gone (the prune killed it,
+ * negative before T2's lookup, or positive after T2's put, holding its new
+ * inode's i_lock: __dentry_detach_inode() asserts that) or was created in
+ * place and kept: positive, unused, hashed and on the LRU.  A prune that
+ * gave it up while T2 held it leaves it to T2's put, which puts it back on
+ * the LRU; one that gave it up after that put would leave it on no list.
+ */
+static void check_prune_negative_create(const struct dscn *s,
+					const struct dcsim_cache_snapshot *snap)
+{
+	const struct dcsim_dentry_state *f = dscn_find(snap, s->id_f);
+
+	if (dscn_find(snap, s->id_g))
+		dcsim_explore_fail("g was dropped and put: it must be gone");
+	if (f && ((f->flags & DCSIM_DCACHE_ENTRY_TYPE) == DCSIM_DCACHE_MISS_TYPE || f->count ||
+		  !f->hashed || f->lru_pos < 0))
+		dcsim_explore_fail("f kept after its create in place must be positive, unused, hashed "
+				   "and on the LRU: %s, count %" PRId32 ", %s, %s",
+				   (f->flags & DCSIM_DCACHE_ENTRY_TYPE) == DCSIM_DCACHE_MISS_TYPE ?
+				   "negative" : "positive", f->count,
+				   f->hashed ? "hashed" : "unhashed",
+				   f->lru_pos < 0 ? "on no list" : "on the LRU");
+}
+
+/*
+ * f negative (an unlink left it), hashed and DONTCACHE, held by T0 alone:
+ * its final put kills it.  g positive, held by T1, whose kill of it holds
+ * the directory's lock for a while.
+ */
+static void build_put_negative_create(struct dscn *s)
+{
+	struct dcsim_dentry *f = dscn_mk(s, s->dir, "f", NULL);
+	struct dcsim_dentry *g = dscn_mk(s, s->dir, "g", NULL);
+
+	if (!f || !g)
+		return;
+	s->id_f = dcsim_d_id(f);
+	s->id_g = dcsim_d_id(g);
+	dcsim_d_delete(f);		/* count 1: negative, still hashed */
+	dcsim_d_set_flags(f, DCSIM_DCACHE_DONTCACHE);
+	s->slot[0][1] = f;
+	s->slot[1][1] = g;
+}
+
 /* The table: see struct scn_def. */
 const struct scn_def scn_defs[DCSIM_DSCN_NR] = {
 	[DCSIM_DSCN_FINAL_DPUTS] = { "final-dputs", build_final_dputs, {
@@ -692,6 +760,34 @@ const struct scn_def scn_defs[DCSIM_DSCN_NR] = {
 		{ PRUNE(1) },
 		{ DPUT(1) },
 		{ { SOP_END, 0, 0, 0, NULL } } } },
+	/*
+	 * T0's prune takes the negative f and, as T1's kill of g holds d,
+	 * fails its trylock of d: it drops f's d_lock to take d in order.
+	 * Meanwhile T2 looks f up, creates it in place (d_instantiate()) and
+	 * puts it: count 0, still on T0's list.  After the relock 6.1's own
+	 * shrink_lock_dentry() sees count 0 and returns true without
+	 * rechecking d_inode, and T0 kills a positive f whose inode's i_lock
+	 * it never took (docs/findings/6.1-shrink-lock-dentry.md).
+	 */
+	[DCSIM_DSCN_PRUNE_NEGATIVE_CREATE] = { "prune-negative-create",
+		build_prune_negative_create, {
+		{ PRUNE(2) },
+		{ DROP(1), DPUT(1) },
+		{ LOOKUP(0, "f", 1), INSTANTIATE(1), DPUT(1) } },
+		.check = check_prune_negative_create,
+		.latent_if = DCSIM_STRATEGY_SHRINK_LOCK_DENTRY },
+	/*
+	 * T0's put kills the negative f; its trylock of the directory fails
+	 * while T1's kill of g holds it, so it drops f's lock to take the
+	 * directory's in order.  In that window T2 looks f up and creates the
+	 * file in it: 4.17+'s dentry_kill() (6.1's, kernel-code/'s k61) sees
+	 * "a negative that became positive" and takes the new inode's i_lock
+	 * first (docs/windows.md: dentry_kill:parent-d_lock:3).
+	 */
+	[DCSIM_DSCN_PUT_NEGATIVE_CREATE] = { "put-negative-create", build_put_negative_create, {
+		{ DPUT(1) },
+		{ DROP(1), DPUT(1) },
+		{ LOOKUP(0, "f", 1), INSTANTIATE(1), DPUT(1) } } },
 };
 
 _Static_assert(sizeof(scn_defs) / sizeof(scn_defs[0]) == DCSIM_DSCN_NR,

@@ -891,7 +891,8 @@ int dcsim_explore_dcache(const struct dcsim_dput_strategy *strategy, enum dcsim_
 	snprintf(name, sizeof(name), "%s/%s/%s", scn_defs[scn].name, strategy->name,
 		 dcsim_explore_htm_name(opts->htm));
 	sc.name = name;
-	if (scn_defs[scn].latent_unless && !(strategy->flags & scn_defs[scn].latent_unless) &&
+	if (((scn_defs[scn].latent_unless && !(strategy->flags & scn_defs[scn].latent_unless)) ||
+	     (strategy->flags & scn_defs[scn].latent_if)) &&
 	    (!opts->scenario || strcmp(opts->scenario, name))) {
 		/* A bug the modelled kernel has: run only when asked for by name. */
 		release_spec(arg);

@@ -94,6 +94,12 @@ struct scn_def {
 	 * opts->scenario names it exactly; elsewhere it is skipped.
 	 */
 	unsigned int latent_unless;
+	/*
+	 * The same for a bug that only the strategies with one of these
+	 * DCSIM_STRATEGY_* flags have (the kernel code of one tree): on them
+	 * it runs only when named; everywhere else it always runs.
+	 */
+	unsigned int latent_if;
 };
 
 /* Every scenario, indexed by enum dcsim_dcache_scenario. */

@@ -47,7 +47,7 @@ int dcsim_checker_explore(const struct dcsim_dput_strategy *s, const struct dcsi
 	struct dcsim_checker_result local;
 	FILE *out, *prog;
 	unsigned long commits = 0, unit = 0, executions = 0, preemptions = 0, all = 0;
-	unsigned long cycles = 0, demotions = 0;
+	unsigned long cycles = 0, demotions = 0, win_reached = 0, win_parked = 0;
 	unsigned long post_checked, post_skipped;
 	bool one = o && o->scenario;
 
@@ -77,7 +77,8 @@ int dcsim_checker_explore(const struct dcsim_dput_strategy *s, const struct dcsi
 	fprintf(prog, "dcsim-check: explore: %s: %d scenarios, %lu executions each%s%s\n", s->name,
 		DCSIM_DSCN_NR, iters[o->budget], one ? " (one execution replayed)" : "",
 		sched == DCSIM_EXPLORE_SCHED_STRICT ? ", strict priorities" :
-		sched == DCSIM_EXPLORE_SCHED_RT ? ", real-time priorities" : "");
+		sched == DCSIM_EXPLORE_SCHED_RT ? ", real-time priorities" :
+		sched == DCSIM_EXPLORE_SCHED_WINDOW ? ", window-directed" : "");
 	dcsim_warn_set_quiet(true);
 	for (size_t h = 0; h < DCSIM_ARRAY_SIZE(htms) && !res->failures; h++) {
 		if (htms[h] != DCSIM_EXPLORE_HTM_OFF && !(s->flags & DCSIM_STRATEGY_USES_HTM))
@@ -103,6 +104,8 @@ int dcsim_checker_explore(const struct dcsim_dput_strategy *s, const struct dcsi
 				eo.htm = htms[h];
 				eo.abort_permille = 60;
 				eo.sched = sched;
+				eo.window_dump = o->window_dump;
+				eo.window_target = o->window_target;
 				eo.quiet = o->quiet;
 				if (o->report_steps)
 					eo.report_steps = o->report_steps;
@@ -139,6 +142,8 @@ int dcsim_checker_explore(const struct dcsim_dput_strategy *s, const struct dcsi
 				preemptions += r.preemptions;
 				cycles += r.lasso_tries;
 				demotions += r.lasso_demotions;
+				win_reached += r.windows_reached;
+				win_parked += r.windows_parked;
 				all += r.executions;
 				if (!rc)
 					executions += r.executions;
@@ -168,7 +173,7 @@ int dcsim_checker_explore(const struct dcsim_dput_strategy *s, const struct dcsi
 				else
 					pct[0] = '\0';
 				fprintf(out, "replay: %s%s --suites explore --scenario %s/%s/%s "
-					"--explore-mode %s --execution-seed %#" PRIx64 "%s%s%s\n",
+					"--explore-mode %s --execution-seed %#" PRIx64 "%s%s%s%s%s\n",
 					o->replay_prefix ? o->replay_prefix : "dcsim-check --strategy ",
 					o->replay_prefix ? "" : s->name,
 					dcsim_dcache_scenario_name(scn), s->name, dcsim_explore_htm_name(htms[h]),
@@ -176,7 +181,9 @@ int dcsim_checker_explore(const struct dcsim_dput_strategy *s, const struct dcsi
 					sched != DCSIM_EXPLORE_SCHED_FAIR && !o->replay_prefix ?
 					" --sched " : "",
 					sched != DCSIM_EXPLORE_SCHED_FAIR && !o->replay_prefix ?
-					dcsim_explore_sched_name(sched) : "");
+					dcsim_explore_sched_name(sched) : "",
+					r.failure_window[0] && !o->window_target ? " --window-target " : "",
+					r.failure_window[0] && !o->window_target ? r.failure_window : "");
 			}
 		}
 	}
@@ -204,8 +211,11 @@ int dcsim_checker_explore(const struct dcsim_dput_strategy *s, const struct dcsi
 		"%lu checked, %lu not exact; fair cycles forced again %lu, PCT demotions %lu)",
 		s->name, res->runs, res->failures ? "FAILED" : "ok", post_checked, post_skipped,
 		cycles, demotions);
-	if (sched != DCSIM_EXPLORE_SCHED_FAIR)
+	if (sched == DCSIM_EXPLORE_SCHED_STRICT || sched == DCSIM_EXPLORE_SCHED_RT)
 		fprintf(prog, " (%lu of %lu executions preempted a thread)", preemptions, all);
+	if (sched == DCSIM_EXPLORE_SCHED_WINDOW)
+		fprintf(prog, " (windows, summed over explorations: %lu reached, %lu parked in)",
+			win_reached, win_parked);
 	fputc('\n', prog);
 	return res->failures ? 1 : 0;
 }

@@ -120,6 +120,7 @@ static void exec_prepare(void)
 	}
 	strict_prepare();
 	lasso_exec_begin();
+	window_exec_begin();
 }
 
 int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explore_opts *opts,
@@ -136,7 +137,7 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 	    (unsigned int)opts->mode > DCSIM_EXPLORE_DFS ||
 	    (unsigned int)opts->htm > DCSIM_EXPLORE_HTM_CONFLICTS ||
 	    (unsigned int)opts->memory > DCSIM_EXPLORE_MEM_RELAXED_RMW ||
-	    (unsigned int)opts->sched > DCSIM_EXPLORE_SCHED_RT || explore_lt)
+	    (unsigned int)opts->sched > DCSIM_EXPLORE_SCHED_WINDOW || explore_lt)
 		return -EINVAL;
 	if (opts->scenario && *opts->scenario && strcmp(opts->scenario, sc->name)) {
 		r.skipped = true;
@@ -169,6 +170,7 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 	ex.rcu_cbs_run = ex.stale_loads = 0;
 	ex.strict_count = 0;
 	lasso_run_begin();
+	window_run_begin();
 	ex.ncbs = 0;
 	max_iter = single ? 1 : ex.o.iterations;
 
@@ -276,6 +278,7 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 				r.first_failure = ex.exec_no;
 				r.failure_seed = ex.exec_seed;
 				r.failure_pct_steps = ex.pct_k_used;
+				window_target_name(r.failure_window, sizeof(r.failure_window));
 				snprintf(r.failure, sizeof(r.failure), "%s", ex.msg);
 			}
 			r.failures++;
@@ -310,6 +313,7 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 	r.stale_loads = ex.stale_loads;
 	r.preemptions = ex.strict_count;
 	lasso_counts(&r.lasso_tries, &r.lasso_demotions);
+	window_run_end(&r);
 	pthread_mutex_lock(&ex.lock);
 	ex.running = false;
 	pthread_mutex_unlock(&ex.lock);

@@ -85,6 +85,8 @@ int dcsim_explore_self(void)
 
 void report_failure(FILE *f)
 {
+	char target[128];
+
 	fprintf(f, "dcsim-explore: FAILED scenario '%s', execution %lu, mode %s",
 		ex.sc->name, ex.exec_no, dcsim_explore_mode_name(ex.o.mode));
 	if (ex.o.mode == DCSIM_EXPLORE_PCT)
@@ -115,6 +117,8 @@ void report_failure(FILE *f)
 		fprintf(f, " DCSIM_EXPLORE_PCT_STEPS=%lu", ex.pct_k_used);
 	if (ex.o.sched != DCSIM_EXPLORE_SCHED_FAIR)
 		fprintf(f, " DCSIM_EXPLORE_SCHED=%s", dcsim_explore_sched_name(ex.o.sched));
+	if (*window_target_name(target, sizeof(target)))
+		fprintf(f, " DCSIM_EXPLORE_WINDOW_TARGET=%s", target);
 	fputs(" <test binary>\n", f);
 	if (ex.o.mode == DCSIM_EXPLORE_DFS)
 		fputs("dcsim-explore:   (dfs: replay with the schedule below and the same seed)\n", f);

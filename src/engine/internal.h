@@ -25,6 +25,7 @@
 #include <dcsim/explore.h>
 #include <dcsim/htm.h>
 #include <dcsim/rcu.h>
+#include <dcsim/spinlock.h>
 
 #include "../base/rng.h"
 
@@ -39,6 +40,8 @@
 #define SIM_LINES_MAX	512
 /* Spinlocks one logical thread can be seen holding at once (strict.c). */
 #define LT_HELD_MAX	16
+/* Windows one logical thread can have open at once (window.c). */
+#define LT_WIN_OPEN	8
 /* Values overwritten since a thread's last ordering point (weak memory). */
 #define WM_LOG_MAX	32
 
@@ -133,6 +136,20 @@ struct lthread {
 	const volatile void *lz_addr;
 	unsigned int lz_size;
 	unsigned long progress;	/* dcsim_explore_progress() marks this execution */
+	/*
+	 * window.c: where its code is (the last lock site it named, or its
+	 * last schedule point outside the lock layer), the windows it opened
+	 * and has not closed by taking a lock (a release after a failed
+	 * trylock opens a second one), and 1 + the window to park it in at
+	 * its next schedule point (0: none).
+	 */
+	const char *win_func;
+	int win_line;
+	bool win_named;		/* win_func came from dcsim_spin_site() */
+	int win_open[LT_WIN_OPEN];
+	unsigned int win_nopen;
+	int win_hold;		/* hold window of the last lock it took, or -1 */
+	int win_park;
 	struct sim_txn txn;
 };
 
@@ -406,6 +423,18 @@ void slog_print_thread(FILE *f, int tid, unsigned long upto, unsigned int max);
 void wd_phase(const char *phase);
 /* The limit of each phase, in seconds (0: off). */
 void wd_set_limit(unsigned long secs);
+
+/* window.c: window-directed exploration */
+bool window_on(void);
+void window_note(struct lthread *lt, enum dcsim_spin_event ev);
+void window_progress(struct lthread *lt);
+void window_point(struct lthread *lt, const char *func, int line);
+uint32_t window_parked_mask(uint32_t en);
+void window_chosen(int tid);
+void window_exec_begin(void);
+void window_run_begin(void);
+void window_run_end(struct dcsim_explore_result *r);
+const char *window_target_name(char *buf, size_t len);
 
 /* weak-memory.c */
 void wm_clear(struct lthread *lt);

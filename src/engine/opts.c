@@ -42,6 +42,7 @@ const char *dcsim_explore_sched_name(enum dcsim_explore_sched sched)
 	case DCSIM_EXPLORE_SCHED_FAIR:		return "fair";
 	case DCSIM_EXPLORE_SCHED_STRICT:	return "strict";
 	case DCSIM_EXPLORE_SCHED_RT:		return "rt";
+	case DCSIM_EXPLORE_SCHED_WINDOW:	return "window";
 	}
 	return "invalid";
 }
@@ -49,7 +50,7 @@ const char *dcsim_explore_sched_name(enum dcsim_explore_sched sched)
 int dcsim_explore_sched_parse(const char *name, enum dcsim_explore_sched *out)
 {
 	/* The names are dcsim_explore_sched_name()'s: one table for both ways. */
-	for (int s = DCSIM_EXPLORE_SCHED_FAIR; name && s <= DCSIM_EXPLORE_SCHED_RT; s++) {
+	for (int s = DCSIM_EXPLORE_SCHED_FAIR; name && s <= DCSIM_EXPLORE_SCHED_WINDOW; s++) {
 		if (!strcmp(name, dcsim_explore_sched_name((enum dcsim_explore_sched)s))) {
 			*out = (enum dcsim_explore_sched)s;
 			return 0;
@@ -99,6 +100,8 @@ void dcsim_explore_opts_init(struct dcsim_explore_opts *o)
 	o->strict_window = 400;
 	o->strict_steps = 20000;
 	o->lasso_repeats = 128;
+	o->window_ops = 1;
+	o->window_steps = 2000;
 }
 
 void dcsim_explore_opts_from_env(struct dcsim_explore_opts *o)
@@ -146,5 +149,13 @@ void dcsim_explore_opts_from_env(struct dcsim_explore_opts *o)
 	m = getenv("DCSIM_EXPLORE_SCHED");
 	if (m && *m && dcsim_explore_sched_parse(m, &o->sched))
 		fprintf(stderr, "dcsim-explore: ignoring DCSIM_EXPLORE_SCHED='%s' "
-			"(want fair, strict or rt)\n", m);
+			"(want fair, strict, rt or window)\n", m);
+	m = getenv("DCSIM_EXPLORE_WINDOW_DUMP");
+	if (m && *m)
+		o->window_dump = m;
+	o->window_ops = env_ulong("DCSIM_EXPLORE_WINDOW_OPS", o->window_ops);
+	o->window_steps = env_ulong("DCSIM_EXPLORE_WINDOW_STEPS", o->window_steps);
+	m = getenv("DCSIM_EXPLORE_WINDOW_TARGET");
+	if (m && *m)
+		o->window_target = m;
 }

@@ -121,13 +121,18 @@ bool dfs_next(void)
 /* ex.lock held.  Return: the next thread, or -1 if none is runnable. */
 int pick(struct lthread *cur)
 {
-	uint32_t en = runnable_mask();
+	uint32_t en = runnable_mask(), parked;
 	int c, again;
 
 	if (!en)
 		return -1;
 	/* Every decision: lasso.c notes the state, and may repeat a cycle. */
 	again = lasso_point(en);
+	/*
+	 * window.c: a parked thread is left out of the choice below, but not
+	 * out of what lasso.c sees (a cycle it never ran in is not fair).
+	 */
+	parked = window_parked_mask(en);
 	if (ex.ndec < ex.nforced) {
 		c = ex.forced[ex.ndec];
 		if (c < 0 || c >= (int)ex.pool->n || !(en & (1u << c))) {
@@ -143,19 +148,22 @@ int pick(struct lthread *cur)
 	} else if (again >= 0) {
 		c = again;
 	} else {
+		uint32_t may = en & ~parked;
+
 		switch (ex.o.mode) {
 		case DCSIM_EXPLORE_PCT:
-			c = pick_pct(cur, en);
+			c = pick_pct(cur, may);
 			break;
 		case DCSIM_EXPLORE_DFS:
 			c = pick_dfs(cur, en);
 			break;
 		case DCSIM_EXPLORE_RANDOM:
 		default:
-			c = nth_bit(en, (unsigned int)splitmix64_below(&ex.rng, (uint64_t)__builtin_popcount(en)));
+			c = nth_bit(may, (unsigned int)splitmix64_below(&ex.rng, (uint64_t)__builtin_popcount(may)));
 			break;
 		}
 	}
+	window_chosen(c);
 	if (ex.ndec == ex.dec_cap) {
 		ex.dec_cap = ex.dec_cap ? 2 * ex.dec_cap : 4096;
 		ex.dec = xrealloc(ex.dec, ex.dec_cap);

@@ -150,6 +150,7 @@ void explore_schedule(struct lthread *lt, enum dcsim_access acc,
 		rcu_exit(lt, func, line);
 	rcu_tick(lt);
 	strict_point(lt, acc);
+	window_point(lt, func, line);
 	next = pick(lt);
 	livelock = lasso_caught();
 	if (livelock) {
@@ -214,8 +215,10 @@ void dcsim_explore_progress(void)
 {
 	struct lthread *lt = explore_lt;
 
-	if (lt)
+	if (lt) {
 		lt->progress++;
+		window_progress(lt);
+	}
 }
 
 void dcsim_explore_yield(void)

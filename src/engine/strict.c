@@ -65,6 +65,7 @@ void dcsim_spin_note(enum dcsim_spin_event ev, const dcsim_spinlock_t *lock)
 	if (!lt || lt->txn.active)
 		return;
 	lasso_note_lock(lock);
+	window_note(lt, ev);
 	switch (ev) {
 	case DCSIM_SPIN_ACQUIRED:
 		if (lt->nheld < LT_HELD_MAX)
@@ -94,6 +95,35 @@ void dcsim_spin_note(enum dcsim_spin_event ev, const dcsim_spinlock_t *lock)
 		lt->waiting = lock;
 		break;
 	}
+}
+
+void dcsim_spin_assert_held(const dcsim_spinlock_t *lock, const char *lock_name,
+			    const char *what, const char *object)
+{
+	const struct lthread *lt = explore_lt;
+	int holder = -1;
+
+	/*
+	 * As in dcsim_spin_note(): only the baton holder runs, so every
+	 * thread's list is stable while we read it.
+	 */
+	if (!lt || lt->txn.active || lt->held_lost)
+		return;
+	for (unsigned int i = 0; i < lt->nheld; i++)
+		if (lt->held[i] == lock)
+			return;
+	for (unsigned int i = 0; i < ex.pool->n && holder < 0; i++)
+		for (unsigned int j = 0; j < ex.pool->lt[i].nheld; j++)
+			if (ex.pool->lt[i].held[j] == lock)
+				holder = (int)i;
+	if (holder < 0)
+		dcsim_explore_fail("T%u: %s%s%s%s without holding %s (nobody holds it)", lt->id, what,
+				   object ? " '" : "", object ? object : "", object ? "'" : "",
+				   lock_name);
+	else
+		dcsim_explore_fail("T%u: %s%s%s%s without holding %s (T%d holds it)", lt->id, what,
+				   object ? " '" : "", object ? object : "", object ? "'" : "",
+				   lock_name, holder);
 }
 
 /* The logical thread holding (else waiting for) the lock that covers @addr, or -1. */
@@ -213,7 +243,7 @@ void strict_prepare(void)
 	ex.strict_off = ex.strict_over = false;
 	ex.strict_func = NULL;
 	ex.strict_line = 0;
-	if (ex.o.sched == DCSIM_EXPLORE_SCHED_FAIR || n < 2)
+	if (ex.o.sched == DCSIM_EXPLORE_SCHED_FAIR || ex.o.sched == DCSIM_EXPLORE_SCHED_WINDOW || n < 2)
 		return;
 	/* Its own stream: the other choices of a seed stay what fair mode makes them. */
 	ex.strict_rng = ex.exec_seed ^ 0xa54ff53a5f1d36f1ull;

@@ -195,6 +195,19 @@ static inline void d_unlock(struct dcsim_dentry *d)
 	dcsim_spin_unlock(&d->d_lockref.lock);
 }
 
+/*
+ * The model's lock operations name their caller's place (function, line)
+ * for the explorer's window-directed mode (<dcsim/spinlock.h>:
+ * dcsim_spin_site(); nothing in the normal build).  Defined after the
+ * helpers above, so that those name their caller, not themselves.
+ */
+#define d_lock(d)		(dcsim_spin_site(__func__, __LINE__), d_lock(d))
+#define d_trylock(d)		(dcsim_spin_site(__func__, __LINE__), d_trylock(d))
+#define d_unlock(d)		(dcsim_spin_site(__func__, __LINE__), d_unlock(d))
+#define dcsim_spin_lock(l)	(dcsim_spin_site(__func__, __LINE__), dcsim_spin_lock(l))
+#define dcsim_spin_trylock(l)	(dcsim_spin_site(__func__, __LINE__), dcsim_spin_trylock(l))
+#define dcsim_spin_unlock(l)	(dcsim_spin_site(__func__, __LINE__), dcsim_spin_unlock(l))
+
 static inline int32_t d_cnt(struct dcsim_dentry *d)
 {
 	return READ_ONCE(d->d_lockref.count);

@@ -80,6 +80,16 @@ static struct dcsim_inode *__dentry_detach_inode(struct dcsim_dentry *d, uint32_
 	struct dcsim_inode *inode = READ_ONCE(d->d_inode);
 
 	/*
+	 * lockdep_assert_held(&inode->i_lock), where the explorer knows who
+	 * holds what.  A kill that gets here without it (6.1's own
+	 * shrink_lock_dentry() after a negative became positive while it
+	 * relocked the parent) edits the inode's aliases unlocked and then
+	 * unlocks an i_lock that it never took, someone else's if taken.
+	 */
+	dcsim_spin_assert_held(&inode->i_lock, "its inode's i_lock", "detaching the inode of dentry",
+			       d->d_name);
+
+	/*
 	 * An RCU-walk that read the type (positive) before this must not
 	 * legitimise the dentry after it: the odd d_seq and the bump make its
 	 * recheck fail (fs/namei.c relies on the same write section).

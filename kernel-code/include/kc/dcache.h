@@ -199,7 +199,7 @@ static __always_inline int read_seqcount_retry(const unsigned int *s, unsigned i
 #define dentry_free(dentry)	dcsim_kc_dentry_free(kc_dcsim(dentry))
 #ifdef KC_TREE_K612
 #define __d_drop(kc_d)		dcsim_kc___d_drop(kc_dcsim(kc_d))
-#define dentry_unlink_inode(kc_d) kc_dentry_unlink_inode_rcu(kc_dcsim(kc_d))
+#define dentry_unlink_inode(kc_d) (KC_SITE(), kc_dentry_unlink_inode_rcu(kc_dcsim(kc_d)))
 #define dentry_unlist(kc_d)	kc_dentry_unlist(kc_dcsim(kc_d))
 #define cond_resched_tasks_rcu_qs()	do { } while (0)
 /*
@@ -260,7 +260,7 @@ static __always_inline struct dentry *dget_dlock(struct dentry *dentry)
 #define __dentry_kill(kc_d)	kc_dentry_kill_61(kc_dcsim(kc_d))
 /* d_delete(): d_lock (and i_lock for the second) held, as in 6.12 above */
 #define __d_drop(kc_d)		dcsim_kc___d_drop(kc_dcsim(kc_d))
-#define dentry_unlink_inode(kc_d) kc_dentry_unlink_inode(kc_dcsim(kc_d))
+#define dentry_unlink_inode(kc_d) (KC_SITE(), kc_dentry_unlink_inode(kc_dcsim(kc_d)))
 #define DCACHE_CANT_MOUNT	0x00000100
 #endif
 

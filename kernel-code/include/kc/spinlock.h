@@ -29,17 +29,24 @@ _Static_assert(sizeof(spinlock_t) == sizeof(dcsim_spinlock_t), "spinlock_t is dc
 
 #define arch_spin_value_unlocked(lock)	dcsim_spin_value_unlocked(lock)
 
+/*
+ * Each operation first names its place (the kernel function and, through
+ * extract.py's #line, its fs/dcache.c line) for the explorer's
+ * window-directed mode (<dcsim/spinlock.h>: dcsim_spin_site(); nothing in
+ * the normal build).
+ */
+#define KC_SITE()		dcsim_spin_site(__func__, __LINE__)
 #ifdef KC_SPINLOCK_IS_RCU_READER
 /* A held lock is an RCU read-side section, as in the kernel (kc/glue-impl.h). */
-#define spin_lock(l)		kc_spin_lock_rcu(&(l)->rlock.raw_lock)
-#define spin_lock_nested(l, s)	kc_spin_lock_rcu(&(l)->rlock.raw_lock)
-#define spin_trylock(l)		kc_spin_trylock_rcu(&(l)->rlock.raw_lock)
-#define spin_unlock(l)		kc_spin_unlock_rcu(&(l)->rlock.raw_lock)
+#define spin_lock(l)		(KC_SITE(), kc_spin_lock_rcu(&(l)->rlock.raw_lock))
+#define spin_lock_nested(l, s)	(KC_SITE(), kc_spin_lock_rcu(&(l)->rlock.raw_lock))
+#define spin_trylock(l)		(KC_SITE(), kc_spin_trylock_rcu(&(l)->rlock.raw_lock))
+#define spin_unlock(l)		(KC_SITE(), kc_spin_unlock_rcu(&(l)->rlock.raw_lock))
 #else
-#define spin_lock(l)		kc_spin_lock(&(l)->rlock.raw_lock)
-#define spin_lock_nested(l, s)	kc_spin_lock(&(l)->rlock.raw_lock)
-#define spin_trylock(l)		kc_spin_trylock(&(l)->rlock.raw_lock)
-#define spin_unlock(l)		kc_spin_unlock(&(l)->rlock.raw_lock)
+#define spin_lock(l)		(KC_SITE(), kc_spin_lock(&(l)->rlock.raw_lock))
+#define spin_lock_nested(l, s)	(KC_SITE(), kc_spin_lock(&(l)->rlock.raw_lock))
+#define spin_trylock(l)		(KC_SITE(), kc_spin_trylock(&(l)->rlock.raw_lock))
+#define spin_unlock(l)		(KC_SITE(), kc_spin_unlock(&(l)->rlock.raw_lock))
 #endif
 #define spin_is_locked(l)	kc_spin_is_locked(&(l)->rlock.raw_lock)
 #define assert_spin_locked(l)	((void)WARN_ON(!spin_is_locked(l)))
