@@ -50,12 +50,22 @@ message: the tree or the series changed shape and the table must follow.
 tarball, linux-6.12.5/).  --keep-source DIR: also copy the (patched)
 source file there, as DIR/fs/dcache.c, for reading the #line numbers.
 
+--changed FILE (with --patch): the lines of the patched source and
+lockref file that differ from the tree (or the series) before the
+patches, one "FILE LINE FUNCTION" row each: kpatch.py's coverage of the
+change.  A patch is read the way developers have it: git format-patch
+output (its mail headers, message and "-- " signature around the diff,
+several patches in one mbox file), or a plain "diff -u" whose paths carry
+no a/ b/ prefix (the -p level is the one that names fs/dcache.c or
+lib/lockref.c); one that holds no diff, or changes nothing, is an error.
+
 usage: extract.py --tree TABLE --tarball TARBALL --name NAME
-                  [--top DIR] [--keep-source DIR]
+                  [--top DIR] [--keep-source DIR] [--changed FILE]
                   [--series DIR] [--patch FILE...] OUTDIR
 """
 
 import argparse
+import difflib
 import os
 import re
 import shutil
@@ -71,18 +81,54 @@ def die(msg):
     sys.exit(1)
 
 
-def patch_paths(patch):
-    """Files that @patch modifies (a/ side), and the ones it creates."""
-    old, new = set(), set()
+def patch_diffs(patch):
+    """[(old path, new path)] of each file diff in @patch, and its hunk count.
+
+    A file diff starts with a "--- " line directly followed by a "+++ "
+    line, so that a mail's "-- " signature, its headers and its commit
+    message (git format-patch, an mbox of several patches) are not read
+    as part of a diff.
+    """
+    diffs, hunks, prev = [], 0, None
     with open(patch, encoding="utf-8", errors="replace") as f:
         for line in f:
-            m = re.match(r"^--- (a/)?(\S+)", line)
-            if m and m.group(2) != "/dev/null":
-                old.add(m.group(2))
-            m = re.match(r"^\+\+\+ (b/)?(\S+)", line)
-            if m and m.group(2) != "/dev/null":
-                new.add(m.group(2))
-    return old, new - old
+            m = re.match(r"^\+\+\+ (\S+)", line)
+            if m and prev is not None:
+                diffs.append((prev, m.group(1)))
+            elif line.startswith("@@ ") and diffs:
+                hunks += 1
+            m = re.match(r"^--- (\S+)", line)
+            prev = m.group(1) if m else None
+    return diffs, hunks
+
+
+def strip_path(path, level):
+    """@path without its first @level components; None if it has no more."""
+    parts = path.split("/")
+    return "/".join(parts[level:]) if len(parts) > level else None
+
+
+def strip_level(patch, members):
+    """The -p level that makes @patch name files of @members (git: 1, diff -u: 0..).
+
+    Return: (level, [paths it changes or creates at that level]).
+    """
+    diffs, hunks = patch_diffs(patch)
+    if not diffs or not hunks:
+        die("%s holds no diff (no \"--- \" and \"+++ \" file header with a hunk): "
+            "an empty patch checks nothing" % patch)
+    for level in range(0, 4):
+        # Each diff names the file it changes on one of its two header lines
+        # (diff -u old new: whichever patch(1) finds; /dev/null: created or removed).
+        stripped = []
+        for o, n in diffs:
+            cands = [strip_path(x, level) for x in (n, o) if x != "/dev/null"]
+            stripped.append(next((x for x in cands if x in members), cands[0]))
+        if any(x in members for x in stripped):
+            return level, stripped
+    shown = {n[2:] if n.startswith(("a/", "b/")) else n for o, n in diffs}
+    die("%s changes %s: only %s are built in user space" %
+        (patch, ", ".join(sorted(shown)), " and ".join(sorted(members))))
 
 
 def read_series(patchdir):
@@ -279,29 +325,22 @@ def read_tree(path):
     return tree
 
 
-def changed_lines(patch, source):
-    """New-side line numbers of @source that @patch adds, or next to which it deletes."""
-    out, cur, new = [], None, 0
-    with open(patch, encoding="utf-8", errors="replace") as f:
-        for line in f:
-            m = re.match(r"^\+\+\+ (b/)?(\S+)", line)
-            if m:
-                cur = m.group(2)
-                continue
-            m = re.match(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@", line)
-            if m:
-                new = int(m.group(1))
-                continue
-            if cur != source or line.startswith("--- "):
-                continue
-            if line.startswith("+"):
-                out.append(new)
-                new += 1
-            elif line.startswith("-"):
-                out.append(new)
-            elif line.startswith(" ") or line == "\n":
-                new += 1
-    return out
+def changed_lines(before, after):
+    """Lines of @after (1-based) that differ from @before: added or changed
+    ones, and for a deletion the line now at its place.
+
+    Computed from the two texts, not read from the patch, so that any form
+    of patch (git's with its mail around it, several in one file, diff -u)
+    gives the same lines, and a series gives the lines of the end result.
+    """
+    a, b = before.splitlines(), after.splitlines()
+    out = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag in ("replace", "insert"):
+            out += range(j1 + 1, j2 + 1)
+        elif tag == "delete" and j1 < len(b):
+            out.append(j1 + 1)
+    return sorted(set(out))
 
 
 def enclosing_function(src, line):
@@ -323,14 +362,19 @@ def enclosing_function(src, line):
     return None
 
 
-def check_patch_scope(patch, path, source, funcs, table):
-    """Every line @patch changed in @path (patched) lies in one of @funcs."""
+def function_spans(src, funcs, path):
+    """[(first line, last line, name)] of each of @funcs in @src."""
+    return [(line_of(src, s), line_of(src, e), n) for (s, e), n in
+            ((find_function(src, n, path), n) for n in funcs)]
+
+
+def check_patch_scope(patch, before, path, source, funcs, table):
+    """Every line @patch changed in @path (patched; @before: its text before) lies in one of @funcs."""
     with open(path, encoding="utf-8") as f:
         src = f.read()
-    spans = [(line_of(src, s), line_of(src, e)) for s, e in
-             (find_function(src, n, path) for n in funcs)]
-    for line in changed_lines(patch, source):
-        if any(a <= line <= b for a, b in spans):
+    spans = function_spans(src, funcs, path)
+    for line in changed_lines(before, src):
+        if any(a <= line <= b for a, b, _ in spans):
             continue
         fn = enclosing_function(src, line)
         what = "%s()" % fn if fn else "code outside any function"
@@ -340,8 +384,22 @@ def check_patch_scope(patch, path, source, funcs, table):
             (patch, what, source, line, table, ", ".join(funcs)))
 
 
-def apply_patch(patch, tree_dir, tarball, fuzz):
-    cmd = ["patch", "-p1", "-N", "--no-backup-if-mismatch", "--reject-file=-",
+def write_changed(path, parts):
+    """--changed FILE: one "FILE LINE FUNCTION" row per changed line.
+
+    @parts: (source name, text before, text after, function spans or None).
+    The function is "-" for a line outside the spans (lib/lockref.c).
+    """
+    rows = []
+    for name, before, after, spans in parts:
+        for line in changed_lines(before, after):
+            fn = next((n for a, b, n in spans or () if a <= line <= b), "-")
+            rows.append("%s %d %s\n" % (name, line, fn))
+    write(path, "".join(rows))
+
+
+def apply_patch(patch, tree_dir, tarball, fuzz, level=1):
+    cmd = ["patch", "-p%d" % level, "-N", "--no-backup-if-mismatch", "--reject-file=-",
            "-d", tree_dir, "-i", os.path.abspath(patch)]
     if fuzz is not None:
         cmd.insert(1, "--fuzz=%d" % fuzz)
@@ -371,6 +429,8 @@ def main():
                     help="a patch to apply before the extraction (repeatable)")
     ap.add_argument("--top", help="the tarball's top directory (default: the table's)")
     ap.add_argument("--keep-source", help="copy the (patched) source file into this directory")
+    ap.add_argument("--changed", help="with --patch: write the changed lines here "
+                    "(\"FILE LINE FUNCTION\" rows, the patched file's numbers)")
     ap.add_argument("outdir")
     args = ap.parse_args()
     tree = read_tree(args.tree)
@@ -379,17 +439,20 @@ def main():
         die("%s not found (apt-get install %s)" % (args.tarball, tree["package"]))
     patches = read_series(args.series) if args.series else []
     os.makedirs(args.outdir, exist_ok=True)
-    members = {source, tree["lockref"]}
+    built = {source, tree["lockref"]}
+    members = set(built)
     for p in patches:
-        members |= patch_paths(p)[0]
+        members |= {strip_path(o, 1) for o, n in patch_diffs(p)[0] if o != "/dev/null"}
+    levels = []
     for p in args.patch:
         if not os.path.exists(p):
             die("%s: no such patch" % p)
-        old, created = patch_paths(p)
-        for f in sorted(old | created):
-            if f not in (source, tree["lockref"]):
+        level, paths = strip_level(p, built)
+        for f in sorted(set(paths)):
+            if f not in built:
                 die("%s changes %s: only %s and %s are built in user space" %
                     (p, f, source, tree["lockref"]))
+        levels.append(level)
     work = tempfile.mkdtemp(prefix="kernel-code.", dir=args.outdir)
     out = lambda suffix: os.path.join(args.outdir, "%s-%s" % (args.name, suffix))
     tarname = os.path.basename(args.tarball)
@@ -408,9 +471,23 @@ def main():
             funcs = tree["funcs"] + tree["series-funcs"]
             defines = tree["defines"] + tree["series-defines"]
             origin += " with %s" % ", ".join(os.path.basename(p) for p in patches)
-        for p in args.patch:
-            apply_patch(p, base, args.tarball, 0)
-            check_patch_scope(p, os.path.join(base, source), source, funcs, args.tree)
+        def read(name):
+            with open(os.path.join(base, name), encoding="utf-8") as f:
+                return f.read()
+        orig = {f: read(f) for f in built}
+        for p, level in zip(args.patch, levels):
+            before = read(source)
+            apply_patch(p, base, args.tarball, 0, level)
+            check_patch_scope(p, before, os.path.join(base, source), source, funcs, args.tree)
+        if args.patch and all(read(f) == orig[f] for f in built):
+            die("%s change%s nothing in %s: an empty or no-op patch checks nothing" %
+                (", ".join(args.patch), "" if len(args.patch) > 1 else "s",
+                 " or ".join(sorted(built))))
+        if args.changed:
+            after = read(source)
+            write_changed(args.changed,
+                          [(source, orig[source], after, function_spans(after, funcs, source)),
+                           (tree["lockref"], orig[tree["lockref"]], read(tree["lockref"]), None)])
         if args.patch:
             origin += " with %s" % ", ".join(os.path.basename(p) for p in args.patch)
         if args.keep_source:

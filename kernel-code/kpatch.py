@@ -47,6 +47,7 @@ usage: kpatch.py --root ROOT --include DIR... --cache DIR --tree TREE
 import argparse
 import glob
 import hashlib
+import json
 import os
 import re
 import shlex
@@ -66,6 +67,12 @@ KERNEL_ARGS = ["-Wno-sign-compare", "-Wno-unused-parameter", "-Wno-shadow",
                "-Wno-missing-prototypes", "-fsanitize=thread", "-fno-inline"]
 COMMON_ARGS = ["-std=gnu11", "-O2", "-g", "-fPIC", "-fno-strict-aliasing",
                "-Wall", "-Wextra", "-Wno-missing-field-initializers"]
+# The kernel objects count their lines and branches for the coverage of the
+# change (gcov).  Atomic counter updates: GCC then writes them with lock-prefixed
+# adds, which -fsanitize=thread leaves alone, so the counters add no schedule
+# point and an execution's interleaving (its replay) is the one it would be
+# without them; plain updates would be instrumented as loads and stores.
+COVERAGE_ARGS = ["--coverage", "-fprofile-update=atomic"]
 
 
 class Fail(Exception):
@@ -181,14 +188,24 @@ def cache_key(root, includes, tarball, patches, cc, cache):
         h.update(os.path.basename(f).encode() + b"\0")
         sha256_file(f, h)
     h.update(run([cc, "--version"], "the C compiler").encode())
-    h.update(" ".join(KERNEL_ARGS + COMMON_ARGS).encode())
+    h.update(" ".join(KERNEL_ARGS + COMMON_ARGS + COVERAGE_ARGS).encode())
     return h.hexdigest()[:24]
 
 
 def strategy_name(tree_name, patches):
-    stems = [re.sub(r"[^\w.+-]", "-", re.sub(r"\.(patch|diff)$", "", os.path.basename(p)))
-             for p in patches]
-    return tree_name + "-" + "+".join(stems)
+    """k<tree>-<stem>+<stem>...: a series (directory or series file) by its directory."""
+    stems = []
+    for p in patches:
+        p = os.path.normpath(p)
+        if os.path.basename(p) == "series" and not os.path.isdir(p):
+            p = os.path.dirname(p)
+        stems.append(re.sub(r"[^\w.+-]", "-", re.sub(r"\.(patch|diff)$", "",
+                                                       os.path.basename(p))))
+    name = tree_name + "-" + "+".join(stems)
+    if len(name) > 100:
+        # Long enough: the rest as a hash, so that two series still differ.
+        name = name[:87] + "-" + hashlib.sha256(name.encode()).hexdigest()[:12]
+    return name
 
 
 def c_string(s):
@@ -258,12 +275,13 @@ def lines_c(parts):
 def build(args, table, version, tarball, top, work):
     tree = extract.read_tree(table)
     tname = "k" + version.replace(".", "")
-    name = strategy_name(tname, args.patch)
+    name = strategy_name(tname, args.patch_args)
     ident = re.sub(r"\W", "_", name)
     kc = os.path.join(args.root, "kernel-code")
     gen = os.path.join(work, "gen")
     cmd = [sys.executable, os.path.join(kc, "extract.py"), "--tree", table, "--tarball",
-           tarball, "--top", top, "--name", name, "--keep-source", work]
+           tarball, "--top", top, "--name", name, "--keep-source", work,
+           "--changed", os.path.join(work, "changed")]
     for p in args.patch:
         cmd += ["--patch", p]
     # extract.py's tarball members (tarball_cache.py) go to our cache too,
@@ -280,10 +298,10 @@ def build(args, table, version, tarball, top, work):
                                   "-DKC_LOCKREF_PREFIX=kp_" + ident + "_"]
     dcache_h, lockref_h = name + "-dcache.h", name + "-lockref-c.h"
     compiles = [
-        ("dput.o", "dput.c", KERNEL_ARGS + tree_args +
+        ("dput.o", "dput.c", KERNEL_ARGS + COVERAGE_ARGS + tree_args +
          ["-DKC_SOURCE=" + c_string(dcache_h), "-Ddput=kc_dput_kp",
           "-DKC_ENTRY=kc_kp_dput", "-DKC_VARIANT=kc_kp_", "-DKC_OPS=kc_kp_ops"]),
-        ("lockref.o", "lockref-funcs.c", KERNEL_ARGS + tree_args +
+        ("lockref.o", "lockref-funcs.c", KERNEL_ARGS + COVERAGE_ARGS + tree_args +
          ["-DKC_SOURCE=" + c_string(lockref_h)]),
         # A tree whose kill path is lock_for_kill() (6.8 on) shrinks that way
         # too; one with shrink_lock_dentry() (6.1) runs its own.
@@ -308,7 +326,7 @@ def build(args, table, version, tarball, top, work):
     # an address of its own (in the objects, .text and .text.startup, or a
     # .cold part, would overlap); the offsets within a function stay.
     so = os.path.join(work, "strategy.so")
-    run([args.cc, "-shared", "-o", so] + objs, "linking " + name)
+    run([args.cc, "-shared", "--coverage", "-o", so] + objs, "linking " + name)
     prefix = "kp_" + ident + "_"
     syms = function_offsets(so)
     lines = lines_c([(so, tree["source"], dcache_h,
@@ -321,13 +339,126 @@ def build(args, table, version, tarball, top, work):
     run([args.cc] + COMMON_ARGS + incs + ["-c", os.path.join(work, "lines.c"), "-o", o],
         "compiling the line table")
     objs.append(o)
-    run([args.cc, "-shared", "-o", so] + objs + ["-Wl,-z,now"], "linking " + name)
+    run([args.cc, "-shared", "--coverage", "-o", so] + objs + ["-Wl,-z,now"], "linking " + name)
     with open(os.path.join(work, "name"), "w") as f:
         f.write(name + "\n")
     return name
 
 
+def read_series_file(path):
+    """The patches a quilt series file names, in order, beside it."""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        names = [l.split("#", 1)[0].split() for l in f]
+    out = [os.path.join(os.path.dirname(path), n[0]) for n in names if n]
+    if not out:
+        raise Fail("%s names no patch" % path, 2)
+    for p in out:
+        if not os.path.isfile(p):
+            raise Fail("%s names %s, which is not there" % (path, p), 2)
+    return out
+
+
+def expand_patches(args):
+    """--patch arguments as patch files, in order: a file; a series file
+    (named "series"); a directory with a series file, else its *.patch and
+    *.diff files in name order (git format-patch -o DIR writes 0001-...)."""
+    out = []
+    for p in args:
+        if os.path.isdir(p):
+            series = os.path.join(p, "series")
+            if os.path.isfile(series):
+                out += read_series_file(series)
+                continue
+            found = sorted(f for f in os.listdir(p) if f.endswith((".patch", ".diff")))
+            if not found:
+                raise Fail("--kernel-patch %s: a directory with neither a series file nor "
+                           "*.patch files" % p, 2)
+            out += [os.path.join(p, f) for f in found]
+        elif os.path.basename(p) == "series":
+            out += read_series_file(p)
+        elif os.path.isfile(p):
+            out.append(p)
+        else:
+            raise Fail("--kernel-patch %s: no such file" % p, 2)
+    return [os.path.abspath(p) for p in out]
+
+
+def gcov_lines(gcov, gcda_dir, entry, stem):
+    """{(file, line): [count, sides]} from @gcda_dir/@stem.gcda (none: all 0).
+
+    The notes (@entry/@stem.gcno) are copied beside the counts: gcov reads
+    both from one directory.  Sides: "1" or "0" for each branch outcome gcov
+    records on the line (exception edges left out), taken or not.
+    """
+    notes = os.path.join(entry, stem + ".gcno")
+    if not os.path.exists(notes):
+        return {}
+    os.makedirs(gcda_dir, exist_ok=True)
+    shutil.copyfile(notes, os.path.join(gcda_dir, stem + ".gcno"))
+    r = subprocess.run([gcov, "--json-format", "--stdout", "--branch-probabilities",
+                        stem + ".gcno"], cwd=gcda_dir, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, text=True)
+    if r.returncode:
+        raise Fail("%s on %s failed:\n%s" % (gcov, gcda_dir, r.stderr.rstrip()))
+    out = {}
+    for doc in r.stdout.splitlines():
+        if not doc.strip():
+            continue
+        for f in json.loads(doc)["files"]:
+            for l in f["lines"]:
+                row = out.setdefault((f["file"], l["line_number"]), [0, ""])
+                row[0] += l["count"]
+                row[1] += "".join("1" if b["count"] else "0"
+                                  for b in l.get("branches", []) if not b.get("throw"))
+    return out
+
+
+def coverage(argv):
+    """kpatch.py coverage ENTRY DIR...: the changed lines each DIR's counts reached.
+
+    ENTRY: a build's cache directory (its changed file and gcov notes); each
+    DIR: the counts one suite's processes wrote (GCOV_PREFIX).  Prints one
+    record per changed line that has code, for dcsim-check to read:
+      COV <suite> <file> <line> <count> <sides> <function>
+    where <sides> has one character per outcome of the line's conditions,
+    "1" taken and "0" not ("-": none).
+    and "CHANGED <file> <line> <function>" for each changed line.
+    """
+    ap = argparse.ArgumentParser(prog="kpatch.py coverage")
+    ap.add_argument("entry")
+    ap.add_argument("dirs", nargs="*")
+    ap.add_argument("--gcov", default=os.environ.get("GCOV", "gcov"))
+    args = ap.parse_args(argv)
+    try:
+        changed = []
+        with open(os.path.join(args.entry, "changed")) as f:
+            for l in f:
+                w = l.split()
+                if len(w) == 3:
+                    changed.append((w[0], int(w[1]), w[2]))
+        for c in changed:
+            print("CHANGED %s %d %s" % c)
+        for d in args.dirs:
+            counts = {}
+            for stem in ("dput", "lockref"):
+                counts.update(gcov_lines(args.gcov, d, args.entry, stem))
+            suite = os.path.basename(os.path.normpath(d))
+            for file, line, fn in changed:
+                v = counts.get((file, line))
+                if v:
+                    print("COV %s %s %d %d %s %s" % (suite, file, line, v[0], v[1] or "-", fn))
+    except (OSError, ValueError, KeyError) as e:
+        sys.stderr.write("kpatch: coverage: %s\n" % e)
+        sys.exit(1)
+    except Fail as e:
+        sys.stderr.write("kpatch: coverage: %s\n" % e)
+        sys.exit(e.rc)
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "coverage":
+        coverage(sys.argv[2:])
+        return
     ap = argparse.ArgumentParser(description="build a patched kernel dput path as a strategy")
     ap.add_argument("--root", required=True,
                     help="the directory holding kernel-code/ and src/model/kernel-code.h")
@@ -339,10 +470,8 @@ def main():
     ap.add_argument("--cc", default=os.environ.get("CC", "cc"))
     args = ap.parse_args()
     try:
-        for p in args.patch:
-            if not os.path.isfile(p):
-                raise Fail("--kernel-patch %s: no such file" % p, 2)
-        args.patch = [os.path.abspath(p) for p in args.patch]
+        args.patch_args = args.patch
+        args.patch = expand_patches(args.patch)
         if shutil.which(args.cc) is None:
             raise Fail("no C compiler %s (set CC)" % args.cc, 2)
         table, version, tarball, top = resolve_tree(args.root, args.tree)

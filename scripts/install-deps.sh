@@ -33,6 +33,9 @@ if [ $tests = 1 ]; then
 	# kernel-code/ builds the kernel's own dput() from these tarballs
 	# (kernel-code/trees/*.tree name them).
 	pkgs="$pkgs linux-source-6.1 linux-source-6.12 patch xz-utils"
+	# dcsim-check's fan-out recipe (--shard, --merge) runs with GNU parallel;
+	# its --json is validated with python3-jsonschema.
+	pkgs="$pkgs parallel python3-jsonschema"
 	if ! dpkg --print-foreign-architectures | grep -qx ppc64el; then
 		$sudo dpkg --add-architecture ppc64el
 	fi

@@ -24,7 +24,6 @@ MAX_LINES = 900
 # whose file is gone or now within the limit fails ("stale"), so the list
 # can only shrink; it must end empty (then run with --strict).
 PENDING = {
-    "tools/dcsim-check.c": "the front end's split into an option table and parts",
     "bench/dcsim-bench.c": "the bench front end's split (option table)",
     "tests/concurrency/test-explore.c": "to split by what it tests",
     "tests/unit/test-dcache.c": "to split by what it tests",

@@ -61,25 +61,42 @@
  * the source tree for the build tree's program, or in $DCSIM_KC_ROOT with
  * the headers in $DCSIM_KC_INCLUDE.
  *
+ * A --kernel-patch is a file (git format-patch output, mail and signature
+ * around the diff, several patches in one mbox; or a plain diff -u), a
+ * quilt series file, or a directory (its series file, else its *.patch
+ * files in name order).  Every suite of a --kernel-patch run runs in a
+ * child process, and the coverage of the change is reported after the
+ * suites (check-coverage.c): the changed lines each suite ran, how often,
+ * and the sides of their conditions taken; unreached lines are a warning,
+ * a failure with --require-coverage.  --cache-clean empties the cache of
+ * builds.
+ *
+ * --json FILE writes the result (docs/dcsim-check.schema.json), --junit
+ * FILE JUnit XML; --merge SHARD.json... combines the --json files of a
+ * run's shards into its verdict (check-merge.c).  --trace-steps N (else
+ * DCSIM_EXPLORE_TRACE) is the length of an explorer report's interleaving.
+ * docs/dcsim-check.md is the user's guide.
+ *
  * Exit: 0 every check passed, 1 a check failed (a report, ending in one
- * "replay:" line), 2 bad usage (unknown option or strategy, a library that
- * does not load, a kernel patch that does not apply or build), 77 the
- * --kernel-tree tarball is missing (the message names the package).
+ * "replay:" line; a crash of the code under test is one), 2 bad usage
+ * (unknown option or strategy, a library that does not load, a kernel
+ * patch that is empty, changes nothing, does not apply or build), 3 every
+ * check passed but --require-coverage found a changed line that never
+ * ran, 77 the --kernel-tree tarball is missing (the message names the
+ * package).
  * Progress and reports go to stderr; stdout has only the stress suite's
  * result row (and --list, --help).
  */
 
+#define _GNU_SOURCE	/* nftw(), strsignal(), RTLD_DEFAULT */
 #include <errno.h>
+#include <ftw.h>
 #include <getopt.h>
-#include <limits.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <signal.h>
-#include <sys/mman.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <dcsim/checker.h>
@@ -88,10 +105,10 @@
 #include <dcsim/parse.h>
 #include <dcsim/strategy.h>
 
+#include "check.h"
+
 #define MAX_LOADS	8
 #define MAX_PATCHES	16
-
-enum suite { S_DIFF = 1, S_EXPLORE = 2, S_STRESS = 4, S_MISUSE = 8 };
 
 static const struct {
 	const char *name;
@@ -100,29 +117,27 @@ static const struct {
 	{ "diff", S_DIFF }, { "explore", S_EXPLORE }, { "stress", S_STRESS }, { "misuse", S_MISUSE },
 };
 
-static void usage(FILE *f)
-{
-	fputs("usage: dcsim-check [--load LIB.so]... --strategy NAME\n"
-	      "                   [--suites diff,explore,stress,misuse] [--seed N]\n"
-	      "                   [--budget quick|default|soak] [--trace FILE]\n"
-	      "                   [--diff-steps N] [--jobs N] [--shard I/N] [--no-pin]\n"
-	      "                   [--scenario NAME --explore-mode random|pct --execution-seed N\n"
-	      "                    [--pct-steps K]] [--scenarios A,B,...] [--fault NAME]\n"
-	      "                   [--sched fair|strict|rt|window] [--window-dump FILE]\n"
-	      "                   [--window-target FUNC:LINE[:hold]] [--handoff fiber|ucontext|pthread]\n"
-	      "       dcsim-check [--load LIB.so]... --corpus DIR [--budget B]\n"
-	      "       dcsim-check --kernel-tree 6.1|6.12|TARBALL --kernel-patch FILE...\n"
-	      "                   [--suites ...] [--seed N] [--budget ...] [--jobs N] ...\n"
-	      "       dcsim-check [--load LIB.so]... --list\n", f);
-}
+/* The command line, as the option handlers leave it. */
+struct cli {
+	const char *loads[MAX_LOADS];
+	unsigned int nloads;
+	const char *name, *trace, *budget_name, *corpus, *fault_name, *ktree;
+	const char *kpatches[MAX_PATCHES];
+	unsigned int nkpatches;
+	unsigned int which, jobs, shard, nshards;
+	bool list, no_pin, require_coverage, cache_clean, merge;
+	const char *json, *junit;
+	struct dcsim_checker_opts o;
+	char replay[4096];
+};
 
 static int bad_usage(const char *fmt, const char *arg)
 {
 	fputs("dcsim-check: ", stderr);
 	fprintf(stderr, fmt, arg);
 	fputc('\n', stderr);
-	usage(stderr);
-	return 2;
+	check_usage(stderr, false);
+	return CHECK_USAGE;
 }
 
 static void list_strategies(FILE *f)
@@ -135,37 +150,16 @@ static void list_strategies(FILE *f)
 	}
 }
 
-static int parse_suites(const char *arg, unsigned int *out)
-{
-	char buf[256], *save = NULL;
-
-	snprintf(buf, sizeof(buf), "%s", arg);
-	*out = 0;
-	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		unsigned int bit = 0;
-
-		for (size_t i = 0; i < sizeof(suites) / sizeof(suites[0]); i++)
-			if (!strcmp(t, suites[i].name))
-				bit = suites[i].bit;
-		if (!bit) {
-			fprintf(stderr, "dcsim-check: unknown suite '%s' (valid: diff, explore, "
-				"stress, misuse)\n", t);
-			return -1;
-		}
-		*out |= bit;
-	}
-	return *out ? 0 : -1;
-}
-
-/* An option's number in [min, max] (<dcsim/parse.h>); a message and -1 if not. */
+/* An option's number in [min, max] (<dcsim/parse.h>); 0, or bad usage naming @opt. */
 static int opt_u64(const char *opt, const char *arg, uint64_t min, uint64_t max, uint64_t *out)
 {
 	int rc = dcsim_parse_u64(arg, min, max, out);
 
-	if (rc)
-		fprintf(stderr, "dcsim-check: bad %s '%s': %s (want a whole number in %" PRIu64
-			"..%" PRIu64 ")\n", opt, arg, dcsim_parse_strerror(rc), min, max);
-	return rc ? -1 : 0;
+	if (!rc)
+		return 0;
+	fprintf(stderr, "dcsim-check: bad %s '%s': %s (want a whole number in %" PRIu64
+		"..%" PRIu64 ")\n", opt, arg, dcsim_parse_strerror(rc), min, max);
+	return CHECK_USAGE;
 }
 
 /* Append @s to @buf as one shell word (quoted if it needs it). */
@@ -179,793 +173,699 @@ static void append_word(char *buf, size_t len, const char *s)
 		snprintf(buf + used, len - used, " %s", s);
 }
 
-static int run_suite(unsigned int bit, const struct dcsim_dput_strategy *s,
-		     const struct dcsim_checker_opts *o, struct dcsim_checker_result *res)
+static void append_opt(struct cli *c, const char *opt, const char *arg)
 {
-	switch (bit) {
-	case S_DIFF:
-		return dcsim_checker_diff(s, o, res);
-	case S_EXPLORE:
-		return dcsim_checker_explore(s, o, res);
-	case S_STRESS:
-		return dcsim_checker_stress(s, 0, 0, 0, o, res);
-	default:
-		return dcsim_checker_misuse(s, o, res);
-	}
+	append_word(c->replay, sizeof(c->replay), opt);
+	if (arg)
+		append_word(c->replay, sizeof(c->replay), arg);
 }
 
-/*
- * The units of a --jobs run, handed out at run time: a fast process takes
- * more of them, where a static split (unit i to process i % N) leaves the
- * run as slow as its slowest share.  Shared by the processes (MAP_SHARED);
- * every field is only touched with __atomic builtins, since the processes
- * read and write it at the same time.
- */
-struct unit_pool {
-	unsigned long next;	/* ordinal (among the shard's units) of the next unit to take */
-	unsigned long stop;	/* lowest failing unit so far; ULONG_MAX: none */
-	unsigned long cur[];	/* per process: the unit it runs (or ran last); ULONG_MAX: none */
-};
+/* ---- the option handlers: 0, or an exit status ---- */
 
-/* One process's view of the pool: dcsim_checker_opts.take_unit's argument. */
-struct unit_taker {
-	struct unit_pool *pool;
-	unsigned int idx;	/* this process */
-	unsigned long seen;	/* units of the shard offered so far */
-	unsigned long mine;	/* ordinal taken from the pool, not yet reached */
-	bool have, done;
-};
-
-/*
- * dcsim_checker_opts.take_unit: the suite offers its shard's units in
- * increasing order, the same sequence in every process; each process
- * takes ordinals from the shared counter and runs the unit it reaches
- * with that ordinal.  So each unit runs exactly once, and each process
- * runs its units in increasing order.  Above a unit that failed (in any
- * process) nothing is taken: the lowest failing unit, which a --jobs 1
- * run reports, is below it, and every unit below it still runs.
- */
-static bool take_unit(void *arg, unsigned long unit)
+static int opt_load(struct cli *c, const char *arg)
 {
-	struct unit_taker *t = arg;
-	unsigned long k = t->seen++;
-
-	if (t->done)
-		return false;
-	if (!t->have) {
-		/* Relaxed: the counter only has to hand out each ordinal once. */
-		t->mine = __atomic_fetch_add(&t->pool->next, 1, __ATOMIC_RELAXED);
-		t->have = true;
-	}
-	if (k < t->mine)
-		return false;
-	t->have = false;
-	/* Relaxed: a stale (higher) stop only runs a unit in vain, never skips a needed one. */
-	if (unit > __atomic_load_n(&t->pool->stop, __ATOMIC_RELAXED)) {
-		t->done = true;
-		return false;
-	}
-	/*
-	 * Published before the unit runs: the parent may kill this process
-	 * once a failure below it is known (run_jobs()); release pairs with
-	 * the parent's acquire, though the unit is all it needs to see.
-	 */
-	__atomic_store_n(&t->pool->cur[t->idx], unit, __ATOMIC_RELEASE);
-	return true;
-}
-
-/* Lower the pool's stop to @unit, if that is lower. */
-static void unit_pool_failed(struct unit_pool *pool, unsigned long unit)
-{
-	unsigned long old = __atomic_load_n(&pool->stop, __ATOMIC_RELAXED);
-
-	while (unit < old && !__atomic_compare_exchange_n(&pool->stop, &old, unit, false,
-							  __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-		;
-}
-
-struct job {
-	pid_t pid;
-	FILE *out;		/* the child's stderr: progress and report */
-	int fd;			/* its struct dcsim_checker_result */
-	bool live;		/* not waited for yet */
-	bool got;		/* the result arrived (else it crashed) */
-	bool cut;		/* killed: all it had left was above a failure */
-	int status;
-	struct dcsim_checker_result res;
-};
-
-static void copy_out(FILE *from, FILE *to)
-{
-	char buf[4096];
-	size_t n;
-
-	rewind(from);
-	while ((n = fread(buf, 1, sizeof(buf), from)) > 0)
-		fwrite(buf, 1, n, to);
-}
-
-/*
- * Suite @bit on @jobs processes, which take the units of shard @shard of
- * @nshards from a shared pool.  Return: 0, 1 (a check failed, one report
- * printed), 2 (an error).
- */
-static int run_jobs(unsigned int bit, const char *suite, const struct dcsim_dput_strategy *s,
-		    const struct dcsim_checker_opts *o0, unsigned int jobs, unsigned int shard,
-		    unsigned int nshards, bool no_pin)
-{
-	struct job *j = calloc(jobs, sizeof(*j));
-	size_t pool_len = sizeof(struct unit_pool) + jobs * sizeof(unsigned long);
-	struct unit_pool *pool;
-	unsigned long runs = 0, commits = 0;
-	struct job *first = NULL;
-	bool crashed = false, error = false;
-	unsigned int live = 0;
-
-	if (!j)
-		return 2;
-	pool = mmap(NULL, pool_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (pool == MAP_FAILED)
-		return free(j), fprintf(stderr, "dcsim-check: --jobs: mmap: %s\n", strerror(errno)), 2;
-	pool->next = 0;
-	pool->stop = ULONG_MAX;
-	for (unsigned int i = 0; i < jobs; i++)
-		pool->cur[i] = ULONG_MAX;
-	for (unsigned int i = 0; i < jobs; i++) {
-		int p[2];
-
-		j[i].out = tmpfile();
-		if (!j[i].out || pipe(p))
-			return fprintf(stderr, "dcsim-check: --jobs: %s\n", strerror(errno)), 2;
-		fflush(stdout);
-		fflush(stderr);
-		j[i].pid = fork();
-		if (j[i].pid < 0)
-			return fprintf(stderr, "dcsim-check: fork: %s\n", strerror(errno)), 2;
-		if (j[i].pid == 0) {
-			struct dcsim_checker_opts o = *o0;
-			struct unit_taker t = { .pool = pool, .idx = i };
-			struct dcsim_checker_result res;
-			int rc;
-
-			close(p[0]);
-			/* The explorer writes its part of a report to fd 2 itself. */
-			dup2(fileno(j[i].out), 2);
-			/*
-			 * One CPU each for the explorations (src/engine/pin.c);
-			 * a single process keeps the explorer's default, the
-			 * CPU it runs on, so that two shards started on one
-			 * machine tend to get different CPUs.
-			 */
-			if (jobs > 1 && !no_pin)
-				dcsim_explore_set_pin((int)i);
-			o.shard = shard;
-			o.nshards = nshards;
-			o.take_unit = take_unit;
-			o.take_arg = &t;
-			rc = run_suite(bit, s, &o, &res);
-			if (rc == 1 && res.failures)
-				unit_pool_failed(pool, res.failed_unit);
-			__atomic_store_n(&pool->cur[i], ULONG_MAX, __ATOMIC_RELEASE);
-			fflush(stderr);
-			if (write(p[1], &res, sizeof(res)) != (ssize_t)sizeof(res))
-				_exit(2);
-			_exit(rc < 0 ? 2 : rc);
-		}
-		close(p[1]);
-		j[i].fd = p[0];
-		j[i].live = true;
-		live++;
-	}
-	while (live) {
-		int status;
-		pid_t pid = waitpid(-1, &status, 0);
-		unsigned long stop;
-		unsigned int i;
-
-		if (pid < 0) {
-			if (errno == EINTR)
-				continue;
-			fprintf(stderr, "dcsim-check: waitpid: %s\n", strerror(errno));
-			error = true;
-			break;
-		}
-		for (i = 0; i < jobs && j[i].pid != pid; i++)
-			;
-		if (i == jobs || !j[i].live)
-			continue;
-		j[i].live = false;
-		j[i].status = status;
-		live--;
-		/* It wrote its result before it exited: the pipe holds it. */
-		j[i].got = read(j[i].fd, &j[i].res, sizeof(j[i].res)) == (ssize_t)sizeof(j[i].res);
-		close(j[i].fd);
-		/*
-		 * A process whose current unit is above the lowest failure has
-		 * nothing left to do that could change the report (it takes
-		 * units in increasing order): stop it now rather than after a
-		 * long unit.
-		 */
-		stop = __atomic_load_n(&pool->stop, __ATOMIC_ACQUIRE);
-		for (unsigned int k = 0; k < jobs && stop != ULONG_MAX; k++) {
-			unsigned long cur = __atomic_load_n(&pool->cur[k], __ATOMIC_ACQUIRE);
-
-			if (j[k].live && !j[k].cut && cur != ULONG_MAX && cur > stop &&
-			    !kill(j[k].pid, SIGKILL))
-				j[k].cut = true;
-		}
-	}
-	for (unsigned int i = 0; i < jobs; i++) {
-		if (j[i].live) {
-			/* Only after a waitpid() error: do not leave it behind. */
-			kill(j[i].pid, SIGKILL);
-			waitpid(j[i].pid, &j[i].status, 0);
-			close(j[i].fd);
-			j[i].cut = true;
-		}
-		if (j[i].cut && !j[i].got)
-			continue;
-		if (!j[i].got || !WIFEXITED(j[i].status)) {
-			crashed = true;
-			continue;
-		}
-		if (WEXITSTATUS(j[i].status) == 2)
-			error = true;
-		runs += j[i].res.runs;
-		commits += j[i].res.htm_commits;
-		/* Each stopped at its first failure: the lowest is the unsplit run's. */
-		if (j[i].res.failures && (!first || j[i].res.failed_unit < first->res.failed_unit))
-			first = &j[i];
-	}
-	munmap(pool, pool_len);
-	for (unsigned int i = 0; i < jobs; i++) {
-		/* A crash (signal) has no result: its whole output is the report. */
-		if (&j[i] == first || (!j[i].cut && (!j[i].got || !WIFEXITED(j[i].status) ||
-						     WEXITSTATUS(j[i].status) == 2)))
-			copy_out(j[i].out, stderr);
-		fclose(j[i].out);
-	}
-	if (crashed && !first)
-		/* Its report (a crash, a watchdog) has the explorer's replay, not ours. */
-		fprintf(stderr, "dcsim-check: FAIL: %s, strategy %s: a process died\n"
-			"replay: %s --suites %s --seed %" PRIu64 "\n", suite, s->name,
-			o0->replay_prefix, suite, o0->seed);
-	if (!first && !crashed && !error && nshards <= 1 && bit != S_STRESS && bit != S_MISUSE &&
-	    (s->flags & DCSIM_STRATEGY_USES_HTM) && !commits) {
-		/* The suites' own check, over all processes together. */
-		fprintf(stderr, "dcsim-check: FAIL: %s, strategy %s, HTM sim-commit\ncheck: the "
-			"strategy says DCSIM_STRATEGY_USES_HTM, but none of its transactions "
-			"committed with simulated HTM committing: its HTM path was not checked\n"
-			"replay: %s --suites %s --seed %" PRIu64 "\n", suite, s->name,
-			o0->replay_prefix, suite, o0->seed);
-		free(j);
-		return 1;
-	}
-	if (nshards > 1)
-		printf("dcsim-check: shard %u/%u: %s: %s: %lu runs, %s, %lu simulated commits\n",
-		       shard, nshards, suite, s->name, runs,
-		       first || crashed ? "FAILED" : error ? "ERROR" : "ok", commits);
-	fprintf(stderr, "dcsim-check: %s: %s: %lu runs on %u processes, %s\n", suite, s->name, runs,
-		jobs, first || crashed ? "FAILED" : error ? "ERROR" : "ok");
-	free(j);
-	return error ? 2 : first || crashed ? 1 : 0;
-}
-
-/* Where kpatch.py and the shims are: see the head comment. */
-static int kc_paths(char *root, size_t rlen, char *incs, size_t ilen)
-{
-	const char *env = getenv("DCSIM_KC_ROOT");
-	char exe[PATH_MAX], dir[PATH_MAX], probe[PATH_MAX + 64];
-	ssize_t n;
-
-	if (env && *env) {
-		const char *inc = getenv("DCSIM_KC_INCLUDE");
-
-		if (!inc || !*inc) {
-			fputs("dcsim-check: DCSIM_KC_ROOT needs DCSIM_KC_INCLUDE (the directory "
-			      "holding dcsim/checker.h)\n", stderr);
-			return -1;
-		}
-		snprintf(root, rlen, "%s", env);
-		snprintf(incs, ilen, "%s", inc);
-		return 0;
-	}
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		char *slash;
-
-		exe[n] = '\0';
-		if (!strcmp(exe, DCSIM_KC_BUILD_EXE)) {
-			/* The build tree's program: the source tree's kernel-code/. */
-			snprintf(root, rlen, "%s", DCSIM_KC_SRC_ROOT);
-			snprintf(incs, ilen, "%s:%s", DCSIM_KC_SRC_INCLUDE, DCSIM_KC_BUILD_INCLUDE);
-			return 0;
-		}
-		snprintf(dir, sizeof(dir), "%s", exe);
-		slash = strrchr(dir, '/');
-		if (slash && DCSIM_KC_ROOT_REL[0]) {
-			*slash = '\0';
-			/* A relocated prefix (DESTDIR, a moved tree): beside the program. */
-			snprintf(probe, sizeof(probe), "%s/%s/kernel-code/kpatch.py", dir,
-				 DCSIM_KC_ROOT_REL);
-			if (!access(probe, R_OK) &&
-			    (size_t)snprintf(root, rlen, "%s/%s", dir, DCSIM_KC_ROOT_REL) < rlen &&
-			    (size_t)snprintf(incs, ilen, "%s/%s", dir, DCSIM_KC_INCLUDE_REL) < ilen)
-				return 0;
-		}
-	}
-	snprintf(root, rlen, "%s", DCSIM_KC_ROOT_ABS);
-	snprintf(incs, ilen, "%s", DCSIM_KC_INCLUDE_ABS);
-	snprintf(probe, sizeof(probe), "%s/kernel-code/kpatch.py", root);
-	if (access(probe, R_OK)) {
-		fprintf(stderr, "dcsim-check: --kernel-patch: %s not found: this dcsim-check was "
-			"installed without kernel-code/ (a cross or sanitizer build?); set "
-			"DCSIM_KC_ROOT and DCSIM_KC_INCLUDE\n", probe);
-		return -1;
-	}
+	if (c->nloads == MAX_LOADS)
+		return bad_usage("at most %s libraries", "8");
+	c->loads[c->nloads++] = arg;
 	return 0;
 }
 
-/*
- * Build (or find in the cache) TREE with @patches as a strategy, load it
- * and return its name in @name.  Return: 0, 2 (an error, said), 77 (the
- * tarball is missing, said).
- */
-static int kernel_patch_strategy(const char *tree, const char *const *patches,
-				 unsigned int npatches, char *name, size_t len)
+static int opt_strategy(struct cli *c, const char *arg)
 {
-	char root[PATH_MAX], incs[2 * PATH_MAX + 2], script[PATH_MAX + 32], cache[PATH_MAX];
-	char line[2 * PATH_MAX], so[PATH_MAX], why[512];
-	const char *argv[16 + 2 * MAX_PATCHES + 2 * 8];
-	const char *env;
-	unsigned int argc = 0;
-	int p[2], status, got = 0;
-	bool init;
-	pid_t pid;
-	FILE *f;
-
-	if (kc_paths(root, sizeof(root), incs, sizeof(incs)))
-		return 2;
-	if ((env = getenv("DCSIM_CACHE_DIR")) && *env)
-		snprintf(cache, sizeof(cache), "%s", env);
-	else if ((env = getenv("XDG_CACHE_HOME")) && *env)
-		snprintf(cache, sizeof(cache), "%s/dcsim", env);
-	else if ((env = getenv("HOME")) && *env)
-		snprintf(cache, sizeof(cache), "%s/.cache/dcsim", env);
-	else
-		return fputs("dcsim-check: --kernel-patch: no cache directory: set "
-			     "DCSIM_CACHE_DIR, XDG_CACHE_HOME or HOME\n", stderr), 2;
-	snprintf(script, sizeof(script), "%s/kernel-code/kpatch.py", root);
-	argv[argc++] = "python3";
-	argv[argc++] = script;
-	argv[argc++] = "--root";
-	argv[argc++] = root;
-	argv[argc++] = "--cache";
-	argv[argc++] = cache;
-	argv[argc++] = "--tree";
-	argv[argc++] = tree;
-	for (char *s = incs, *save = NULL, *t; (t = strtok_r(s, ":", &save)) && argc < 30; s = NULL) {
-		argv[argc++] = "--include";
-		argv[argc++] = t;
-	}
-	for (unsigned int i = 0; i < npatches; i++) {
-		argv[argc++] = "--patch";
-		argv[argc++] = patches[i];
-	}
-	argv[argc] = NULL;
-	if (pipe(p))
-		return fprintf(stderr, "dcsim-check: pipe: %s\n", strerror(errno)), 2;
-	fflush(stdout);
-	fflush(stderr);
-	pid = fork();
-	if (pid < 0)
-		return fprintf(stderr, "dcsim-check: fork: %s\n", strerror(errno)), 2;
-	if (pid == 0) {
-		dup2(p[1], 1);
-		close(p[0]);
-		close(p[1]);
-		execvp(argv[0], (char *const *)argv);
-		fprintf(stderr, "dcsim-check: --kernel-patch: cannot run python3: %s\n",
-			strerror(errno));
-		_exit(2);
-	}
-	close(p[1]);
-	f = fdopen(p[0], "r");
-	while (f && fgets(line, sizeof(line), f)) {
-		char n[256];
-
-		/* "KPATCH <shared object> <strategy>" */
-		if (sscanf(line, "KPATCH %4095s %255s", so, n) == 2) {
-			snprintf(name, len, "%s", n);
-			got = 1;
-		} else {
-			fputs(line, stderr);
-		}
-	}
-	if (f)
-		fclose(f);
-	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))
-		return fputs("dcsim-check: --kernel-patch: kpatch.py died\n", stderr), 2;
-	if (WEXITSTATUS(status) == 77)
-		return 77;
-	if (WEXITSTATUS(status) || !got) {
-		fprintf(stderr, "dcsim-check: --kernel-tree %s: the patched tree was not built "
-			"(above: why); no strategy registered\n", tree);
-		return 2;
-	}
-	if (dcsim_strategy_load(so, &init, why, sizeof(why)) < 0 || !dcsim_strategy_lookup(name)) {
-		fprintf(stderr, "dcsim-check: --kernel-patch: %s did not register %s: %s\n", so,
-			name, why);
-		return 2;
-	}
-	fprintf(stderr, "dcsim-check: loaded %s as strategy %s\n", so, name);
+	c->name = arg;
 	return 0;
 }
 
-static int parse_shard(const char *arg, unsigned int *i, unsigned int *n)
+static int opt_suites(struct cli *c, const char *arg)
+{
+	char buf[256], *save = NULL;
+
+	if (strlen(arg) >= sizeof(buf))
+		return bad_usage("bad --suites '%s'", arg);
+	snprintf(buf, sizeof(buf), "%s", arg);
+	c->which = 0;
+	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		unsigned int bit = 0;
+
+		for (size_t i = 0; i < sizeof(suites) / sizeof(suites[0]); i++)
+			if (!strcmp(t, suites[i].name))
+				bit = suites[i].bit;
+		if (!bit)
+			return bad_usage("unknown suite '%s' (valid: diff, explore, stress, misuse)", t);
+		c->which |= bit;
+	}
+	return c->which ? 0 : bad_usage("bad --suites '%s'", arg);
+}
+
+static int opt_seed(struct cli *c, const char *arg)
+{
+	return opt_u64("--seed", arg, 0, UINT64_MAX, &c->o.seed);
+}
+
+static int opt_budget(struct cli *c, const char *arg)
+{
+	if (dcsim_checker_budget_parse(arg, &c->o.budget))
+		return bad_usage("bad --budget '%s' (want quick, default or soak)", arg);
+	c->budget_name = arg;
+	return 0;
+}
+
+static int opt_trace(struct cli *c, const char *arg)
+{
+	c->trace = arg;
+	return 0;
+}
+
+static int opt_scenario(struct cli *c, const char *arg)
+{
+	c->o.scenario = arg;
+	return 0;
+}
+
+static int opt_explore_mode(struct cli *c, const char *arg)
+{
+	if (strcmp(arg, "random") && strcmp(arg, "pct"))
+		return bad_usage("bad --explore-mode '%s' (want random or pct)", arg);
+	c->o.explore_mode = arg;
+	return 0;
+}
+
+static int opt_execution_seed(struct cli *c, const char *arg)
+{
+	return opt_u64("--execution-seed", arg, 0, UINT64_MAX, &c->o.execution_seed);
+}
+
+/* An integer in 1..@max into @out, or bad usage naming @opt. */
+static int parse_count(const char *opt, const char *arg, uint64_t max, uint64_t *out)
+{
+	*out = 0;
+	return opt_u64(opt, arg, 1, max, out);
+}
+
+static int opt_pct_steps(struct cli *c, const char *arg)
+{
+	uint64_t v;
+	int rc = parse_count("--pct-steps", arg, UINT32_MAX, &v);
+
+	c->o.pct_steps = (unsigned long)v;
+	return rc;
+}
+
+static int opt_diff_steps(struct cli *c, const char *arg)
+{
+	uint64_t v;
+	int rc = parse_count("--diff-steps", arg, 1000, &v);
+
+	c->o.diff_steps = (unsigned int)v;
+	return rc;
+}
+
+static int opt_trace_steps(struct cli *c, const char *arg)
+{
+	uint64_t v;
+	int rc = parse_count("--trace-steps", arg, 1000000, &v);
+
+	c->o.report_steps = (unsigned long)v;
+	return rc;
+}
+
+static int opt_jobs(struct cli *c, const char *arg)
+{
+	uint64_t v;
+	int rc = parse_count("--jobs", arg, 1024, &v);
+
+	c->jobs = (unsigned int)v;
+	return rc;
+}
+
+static int opt_shard(struct cli *c, const char *arg)
 {
 	const char *slash = strchr(arg, '/');
 	char first[32];
 	uint64_t a, b;
 
 	if (!slash || (size_t)(slash - arg) >= sizeof(first))
-		return -1;
+		return bad_usage("bad --shard '%s' (want I/N, 0 <= I < N)", arg);
 	snprintf(first, sizeof(first), "%.*s", (int)(slash - arg), arg);
 	if (dcsim_parse_u64(first, 0, UINT_MAX, &a) ||
 	    dcsim_parse_u64(slash + 1, 1, UINT_MAX / 1024, &b) || a >= b)
-		return -1;
-	*i = (unsigned int)a;
-	*n = (unsigned int)b;
+		return bad_usage("bad --shard '%s' (want I/N, 0 <= I < N)", arg);
+	c->shard = (unsigned int)a;
+	c->nshards = (unsigned int)b;
 	return 0;
 }
 
-int main(int argc, char **argv)
+static int opt_kernel_tree(struct cli *c, const char *arg)
 {
-	static const struct option lopts[] = {
-		{ "load", required_argument, NULL, 'l' },
-		{ "strategy", required_argument, NULL, 's' },
-		{ "suites", required_argument, NULL, 'S' },
-		{ "seed", required_argument, NULL, 'r' },
-		{ "budget", required_argument, NULL, 'b' },
-		{ "trace", required_argument, NULL, 't' },
-		{ "scenario", required_argument, NULL, 'c' },
-		{ "explore-mode", required_argument, NULL, 'm' },
-		{ "execution-seed", required_argument, NULL, 'e' },
-		{ "pct-steps", required_argument, NULL, 'p' },
-		{ "diff-steps", required_argument, NULL, 'd' },
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "shard", required_argument, NULL, 'x' },
-		{ "kernel-tree", required_argument, NULL, 'T' },
-		{ "kernel-patch", required_argument, NULL, 'P' },
-		{ "scenarios", required_argument, NULL, 'C' },
-		{ "fault", required_argument, NULL, 'f' },
-		{ "corpus", required_argument, NULL, 'K' },
-		{ "sched", required_argument, NULL, 'y' },
-		{ "window-dump", required_argument, NULL, 'W' },
-		{ "window-target", required_argument, NULL, 'Z' },
-		{ "no-pin", no_argument, NULL, 'N' },
-		{ "handoff", required_argument, NULL, 'H' },
-		{ "list", no_argument, NULL, 'L' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *loads[MAX_LOADS], *name = NULL, *trace = NULL, *budget_name = NULL;
-	const char *kpatches[MAX_PATCHES], *ktree = NULL;
-	unsigned int nkpatches = 0;
-	char kname[256];
-	const char *corpus = NULL, *fault_name = NULL;
-	unsigned int nloads = 0, which = S_DIFF | S_EXPLORE | S_STRESS | S_MISUSE;
-	const struct dcsim_dput_strategy *s;
-	struct dcsim_checker_opts o;
-	char replay[2048] = "dcsim-check";
-	bool list = false, no_pin = false;
-	unsigned int jobs = 1, shard = 0, nshards = 1;
-	int c, failed = 0;
+	c->ktree = arg;
+	return 0;
+}
 
-	dcsim_checker_opts_init(&o);
+static int opt_kernel_patch(struct cli *c, const char *arg)
+{
+	/* Absolute, so that a replay line works from anywhere. */
+	char *abs = realpath(arg, NULL);
+
+	if (c->nkpatches == MAX_PATCHES)
+		return free(abs), bad_usage("at most %s --kernel-patch", "16");
+	if (!abs)
+		return bad_usage("--kernel-patch %s: no such file or directory", arg);
+	c->kpatches[c->nkpatches++] = abs;
+	return 0;
+}
+
+static int opt_scenarios(struct cli *c, const char *arg)
+{
+	c->o.scenarios = arg;
+	return 0;
+}
+
+static int opt_fault(struct cli *c, const char *arg)
+{
+	if (dcsim_dcache_fault_lookup(arg) < 0)
+		return bad_usage("unknown --fault '%s'", arg);
+	c->fault_name = arg;
+	return 0;
+}
+
+static int opt_corpus(struct cli *c, const char *arg)
+{
+	c->corpus = arg;
+	return 0;
+}
+
+static int opt_sched(struct cli *c, const char *arg)
+{
+	enum dcsim_explore_sched sch;
+
+	if (dcsim_explore_sched_parse(arg, &sch))
+		return bad_usage("bad --sched '%s' (want fair, strict, rt or window)", arg);
+	c->o.explore_sched = arg;
+	return 0;
+}
+
+static int opt_window_dump(struct cli *c, const char *arg)
+{
+	c->o.window_dump = arg;
+	return 0;
+}
+
+static int opt_window_target(struct cli *c, const char *arg)
+{
+	const char *colon = strchr(arg, ':');
+	char *end;
+
+	if (!colon || colon == arg || (strtol(colon + 1, &end, 10), end == colon + 1) ||
+	    (*end && strcmp(end, ":hold")))
+		return bad_usage("bad --window-target '%s' (want FUNC:LINE or FUNC:LINE:hold)",
+				 arg);
+	c->o.window_target = arg;
+	return 0;
+}
+
+static int opt_no_pin(struct cli *c, const char *arg)
+{
+	(void)arg;
+	c->no_pin = true;
+	dcsim_explore_set_pin(DCSIM_EXPLORE_PIN_OFF);
+	return 0;
+}
+
+static int opt_require_coverage(struct cli *c, const char *arg)
+{
+	(void)arg;
+	c->require_coverage = true;
+	return 0;
+}
+
+static int opt_cache_clean(struct cli *c, const char *arg)
+{
+	(void)arg;
+	c->cache_clean = true;
+	return 0;
+}
+
+static int opt_junit(struct cli *c, const char *arg)
+{
+	c->junit = arg;
+	return 0;
+}
+
+static int opt_merge(struct cli *c, const char *arg)
+{
+	(void)arg;
+	c->merge = true;
+	return 0;
+}
+
+static int opt_json(struct cli *c, const char *arg)
+{
+	c->json = arg;
+	return 0;
+}
+
+static int opt_list(struct cli *c, const char *arg)
+{
+	(void)arg;
+	c->list = true;
+	return 0;
+}
+
+/* How logical threads switch: results do not depend on it (not in the replay). */
+static int opt_handoff(struct cli *c, const char *arg)
+{
+	enum dcsim_explore_handoff ho;
+
+	(void)c;
+	if (dcsim_explore_handoff_parse(arg, &ho))
+		return bad_usage("bad --handoff '%s' (want fiber, ucontext or pthread)", arg);
+	dcsim_explore_set_handoff(ho);
+	return 0;
+}
+
+static int opt_help(struct cli *c, const char *arg)
+{
+	(void)c, (void)arg;
+	check_usage(stdout, true);
+	exit(CHECK_PASS);
+}
+
+static const struct {
+	const char *name;
+	int has_arg;
+	int (*set)(struct cli *c, const char *arg);
+} options[] = {
+	{ "load", required_argument, opt_load },
+	{ "strategy", required_argument, opt_strategy },
+	{ "suites", required_argument, opt_suites },
+	{ "seed", required_argument, opt_seed },
+	{ "budget", required_argument, opt_budget },
+	{ "trace", required_argument, opt_trace },
+	{ "scenario", required_argument, opt_scenario },
+	{ "explore-mode", required_argument, opt_explore_mode },
+	{ "execution-seed", required_argument, opt_execution_seed },
+	{ "pct-steps", required_argument, opt_pct_steps },
+	{ "diff-steps", required_argument, opt_diff_steps },
+	{ "jobs", required_argument, opt_jobs },
+	{ "trace-steps", required_argument, opt_trace_steps },
+	{ "shard", required_argument, opt_shard },
+	{ "kernel-tree", required_argument, opt_kernel_tree },
+	{ "kernel-patch", required_argument, opt_kernel_patch },
+	{ "require-coverage", no_argument, opt_require_coverage },
+	{ "cache-clean", no_argument, opt_cache_clean },
+	{ "scenarios", required_argument, opt_scenarios },
+	{ "fault", required_argument, opt_fault },
+	{ "corpus", required_argument, opt_corpus },
+	{ "sched", required_argument, opt_sched },
+	{ "window-dump", required_argument, opt_window_dump },
+	{ "window-target", required_argument, opt_window_target },
+	{ "no-pin", no_argument, opt_no_pin },
+	{ "handoff", required_argument, opt_handoff },
+	{ "json", required_argument, opt_json },
+	{ "merge", no_argument, opt_merge },
+	{ "junit", required_argument, opt_junit },
+	{ "list", no_argument, opt_list },
+	{ "help", no_argument, opt_help },
+};
+
+#define NR_OPTIONS	(sizeof(options) / sizeof(options[0]))
+
+static int parse_args(struct cli *c, int argc, char **argv)
+{
+	struct option lopts[NR_OPTIONS + 1];
+	int k;
+
+	for (size_t i = 0; i < NR_OPTIONS; i++)
+		lopts[i] = (struct option){ options[i].name, options[i].has_arg, NULL, (int)i };
+	lopts[NR_OPTIONS] = (struct option){ NULL, 0, NULL, 0 };
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", lopts, NULL)) != -1) {
-		switch (c) {
-		case 'l':
-			if (nloads == MAX_LOADS)
-				return bad_usage("at most %s libraries", "8");
-			loads[nloads++] = optarg;
-			break;
-		case 's':
-			name = optarg;
-			break;
-		case 'S':
-			if (parse_suites(optarg, &which))
-				return bad_usage("bad --suites '%s'", optarg);
-			break;
-		case 'r':
-			if (opt_u64("--seed", optarg, 0, UINT64_MAX, &o.seed))
-				return 2;
-			break;
-		case 'b':
-			if (dcsim_checker_budget_parse(optarg, &o.budget))
-				return bad_usage("bad --budget '%s' (want quick, default or soak)",
-						 optarg);
-			budget_name = optarg;
-			break;
-		case 't':
-			trace = optarg;
-			break;
-		case 'c':
-			o.scenario = optarg;
-			break;
-		case 'm':
-			if (strcmp(optarg, "random") && strcmp(optarg, "pct"))
-				return bad_usage("bad --explore-mode '%s' (want random or pct)", optarg);
-			o.explore_mode = optarg;
-			break;
-		case 'e':
-			if (opt_u64("--execution-seed", optarg, 0, UINT64_MAX, &o.execution_seed))
-				return 2;
-			break;
-		case 'p': {
-			uint64_t v;
+	while ((k = getopt_long(argc, argv, "", lopts, NULL)) != -1) {
+		int rc;
 
-			if (opt_u64("--pct-steps", optarg, 1, UINT32_MAX, &v))
-				return 2;
-			o.pct_steps = (unsigned long)v;
-			break;
-		}
-		case 'd': {
-			uint64_t v;
-
-			if (opt_u64("--diff-steps", optarg, 1, 1000, &v))
-				return 2;
-			o.diff_steps = (unsigned int)v;
-			break;
-		}
-		case 'j': {
-			uint64_t v;
-
-			if (opt_u64("--jobs", optarg, 1, 1024, &v))
-				return 2;
-			jobs = (unsigned int)v;
-			break;
-		}
-		case 'x':
-			if (parse_shard(optarg, &shard, &nshards))
-				return bad_usage("bad --shard '%s' (want I/N, 0 <= I < N)", optarg);
-			break;
-		case 'T':
-			ktree = optarg;
-			break;
-		case 'P': {
-			/* Absolute, so that a replay line works from anywhere. */
-			char *abs = realpath(optarg, NULL);
-
-			if (nkpatches == MAX_PATCHES)
-				return bad_usage("at most %s --kernel-patch", "16");
-			if (!abs)
-				return bad_usage("--kernel-patch %s: no such file", optarg);
-			kpatches[nkpatches++] = abs;
-			break;
-		}
-		case 'C':
-			o.scenarios = optarg;
-			break;
-		case 'f':
-			if (dcsim_dcache_fault_lookup(optarg) < 0)
-				return bad_usage("unknown --fault '%s'", optarg);
-			fault_name = optarg;
-			break;
-		case 'K':
-			corpus = optarg;
-			break;
-		case 'y': {
-			enum dcsim_explore_sched sch;
-
-			if (dcsim_explore_sched_parse(optarg, &sch))
-				return bad_usage("bad --sched '%s' (want fair, strict, rt or window)", optarg);
-			o.explore_sched = optarg;
-			break;
-		}
-		case 'H': {	/* how logical threads switch: results do not depend on it */
-			enum dcsim_explore_handoff ho;
-
-			if (dcsim_explore_handoff_parse(optarg, &ho))
-				return bad_usage("bad --handoff '%s' (want fiber, ucontext or pthread)", optarg);
-			dcsim_explore_set_handoff(ho);
-			break;
-		}
-		case 'W':
-			o.window_dump = optarg;
-			break;
-		case 'Z': {
-			const char *colon = strchr(optarg, ':');
-			char *end;
-
-			if (!colon || colon == optarg || (strtol(colon + 1, &end, 10), end == colon + 1) ||
-			    (*end && strcmp(end, ":hold")))
-				return bad_usage("bad --window-target '%s' (want FUNC:LINE or "
-						 "FUNC:LINE:hold)", optarg);
-			o.window_target = optarg;
-			break;
-		}
-		case 'N':
-			no_pin = true;
-			dcsim_explore_set_pin(DCSIM_EXPLORE_PIN_OFF);
-			break;
-		case 'L':
-			list = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
+		if (k < 0 || (size_t)k >= NR_OPTIONS)
 			return bad_usage("unknown or incomplete option '%s'", argv[optind - 1]);
-		}
+		rc = options[k].set(c, optarg);
+		if (rc)
+			return rc;
 	}
-	if (optind != argc)
+	if (c->merge && optind == argc)
+		return bad_usage("%s", "--merge wants the --json files of the shards");
+	if (optind != argc && !c->merge)
 		return bad_usage("unexpected argument '%s'", argv[optind]);
+	return 0;
+}
 
-	for (unsigned int i = 0; i < nloads; i++) {
+/* ---- the steps of a run ---- */
+
+static int load_libraries(struct cli *c)
+{
+	for (unsigned int i = 0; i < c->nloads; i++) {
 		char why[512];
 		bool init;
 
-		int got = dcsim_strategy_load(loads[i], &init, why, sizeof(why));
+		int got = dcsim_strategy_load(c->loads[i], &init, why, sizeof(why));
 
 		if (got < 0) {
-			fprintf(stderr, "dcsim-check: --load %s: %s\n", loads[i], why);
-			return 2;
+			fprintf(stderr, "dcsim-check: --load %s: %s\n", c->loads[i], why);
+			return CHECK_USAGE;
 		}
 		if (!got) {
 			fprintf(stderr, "dcsim-check: --load %s: the library registered no dput "
 				"strategy (register them from a constructor or from "
-				"dcsim_plugin_init())\n", loads[i]);
-			return 2;
+				"dcsim_plugin_init())\n", c->loads[i]);
+			return CHECK_USAGE;
 		}
-		fprintf(stderr, "dcsim-check: loaded %s%s\n", loads[i],
+		fprintf(stderr, "dcsim-check: loaded %s%s\n", c->loads[i],
 			init ? " (dcsim_plugin_init() called)" : "");
-		append_word(replay, sizeof(replay), "--load");
-		append_word(replay, sizeof(replay), loads[i]);
+		append_opt(c, "--load", c->loads[i]);
 	}
-	if (!ktree != !nkpatches)
-		return bad_usage("%s", "--kernel-tree and --kernel-patch go together");
-	if (ktree) {
-		int rc = kernel_patch_strategy(ktree, kpatches, nkpatches, kname, sizeof(kname));
+	return 0;
+}
 
-		if (rc)
-			return rc;
-		if (name && strcmp(name, kname)) {
-			fprintf(stderr, "dcsim-check: --strategy %s: the --kernel-patch build is "
-				"named %s\n", name, kname);
-			return 2;
-		}
-		name = kname;
-		append_word(replay, sizeof(replay), "--kernel-tree");
-		append_word(replay, sizeof(replay), ktree);
-		for (unsigned int i = 0; i < nkpatches; i++) {
-			append_word(replay, sizeof(replay), "--kernel-patch");
-			append_word(replay, sizeof(replay), kpatches[i]);
-		}
-	}
-	if (list) {
-		list_strategies(stdout);
+static int load_kernel_patch(struct cli *c, char *kname, size_t len)
+{
+	int rc;
+
+	if (!c->ktree != !c->nkpatches)
+		return bad_usage("%s", "--kernel-tree and --kernel-patch go together");
+	if (!c->ktree) {
+		if (c->require_coverage)
+			return bad_usage("%s", "--require-coverage measures a --kernel-patch run");
 		return 0;
 	}
-	if (corpus) {
-		int rc;
-
-		if (name || trace || o.scenario || o.scenarios || fault_name || o.explore_sched)
-			return bad_usage("%s", "--corpus takes its strategies, suites, faults and "
-					 "scheduling from the .bug files: no --strategy, --trace, "
-					 "--scenario(s), --fault or --sched");
-		if (budget_name) {
-			append_word(replay, sizeof(replay), "--budget");
-			append_word(replay, sizeof(replay), budget_name);
-		}
-		o.replay_prefix = replay;
-		o.report = stderr;
-		o.progress = stderr;
-		rc = dcsim_checker_corpus(corpus, &o, stdout);
-		if (rc < 0) {
-			fprintf(stderr, "dcsim-check: --corpus %s: %s\n", corpus,
-				rc == -ENOENT ? "no .bug entry in it" : strerror(-rc));
-			return 2;
-		}
+	rc = check_kernel_patch(c->ktree, c->kpatches, c->nkpatches, kname, len);
+	if (rc)
 		return rc;
+	if (c->name && strcmp(c->name, kname)) {
+		fprintf(stderr, "dcsim-check: --strategy %s: the --kernel-patch build is named %s\n",
+			c->name, kname);
+		return CHECK_USAGE;
 	}
-	if (fault_name)
-		dcsim_dcache_set_fault(dcsim_dcache_fault_lookup(fault_name));
-	if (o.scenarios && (!(which & S_EXPLORE) || trace))
+	c->name = kname;
+	append_opt(c, "--kernel-tree", c->ktree);
+	for (unsigned int i = 0; i < c->nkpatches; i++)
+		append_opt(c, "--kernel-patch", c->kpatches[i]);
+	return 0;
+}
+
+static int run_corpus(struct cli *c)
+{
+	int rc;
+
+	if (c->name || c->trace || c->o.scenario || c->o.scenarios || c->fault_name ||
+	    c->o.explore_sched)
+		return bad_usage("%s", "--corpus takes its strategies, suites, faults and "
+				 "scheduling from the .bug files: no --strategy, --trace, "
+				 "--scenario(s), --fault or --sched");
+	if (c->budget_name)
+		append_opt(c, "--budget", c->budget_name);
+	c->o.replay_prefix = c->replay;
+	c->o.report = stderr;
+	c->o.progress = stderr;
+	rc = dcsim_checker_corpus(c->corpus, &c->o, stdout);
+	if (rc < 0) {
+		fprintf(stderr, "dcsim-check: --corpus %s: %s\n", c->corpus,
+			rc == -ENOENT ? "no .bug entry in it" : strerror(-rc));
+		return CHECK_USAGE;
+	}
+	return rc;
+}
+
+/* The strategy and the replay prefix; Return: 0 or an exit status. */
+static int prepare_suites(struct cli *c, const struct dcsim_dput_strategy **s)
+{
+	if (c->fault_name)
+		dcsim_dcache_set_fault(dcsim_dcache_fault_lookup(c->fault_name));
+	if (c->o.scenarios && (!(c->which & S_EXPLORE) || c->trace))
 		return bad_usage("%s", "--scenarios chooses explore scenarios: use it with the "
 				 "explore suite");
-	if (!name)
+	if (!c->name)
 		return bad_usage("%s", "--strategy NAME is required (--list shows the names)");
-	s = dcsim_strategy_lookup(name);
-	if (!s) {
+	*s = dcsim_strategy_lookup(c->name);
+	if (!*s) {
 		fprintf(stderr, "dcsim-check: unknown strategy '%s'; the registered ones are:\n",
-			name);
+			c->name);
 		list_strategies(stderr);
-		return 2;
+		return CHECK_USAGE;
 	}
-	if (o.scenario && (which != S_EXPLORE || trace))
+	if (c->o.scenario && (c->which != S_EXPLORE || c->trace))
 		return bad_usage("%s", "--scenario replays one explorer execution: "
 				 "use it with --suites explore only");
-	append_word(replay, sizeof(replay), "--strategy");
-	append_word(replay, sizeof(replay), name);
-	if (budget_name) {
-		append_word(replay, sizeof(replay), "--budget");
-		append_word(replay, sizeof(replay), budget_name);
-	}
-	if (fault_name) {
-		append_word(replay, sizeof(replay), "--fault");
-		append_word(replay, sizeof(replay), fault_name);
-	}
-	if (o.explore_sched) {
-		append_word(replay, sizeof(replay), "--sched");
-		append_word(replay, sizeof(replay), o.explore_sched);
-	}
-	if (o.window_target) {
-		append_word(replay, sizeof(replay), "--window-target");
-		append_word(replay, sizeof(replay), o.window_target);
-	}
-	o.replay_prefix = replay;
+	append_opt(c, "--strategy", c->name);
+	if (c->budget_name)
+		append_opt(c, "--budget", c->budget_name);
+	if (c->fault_name)
+		append_opt(c, "--fault", c->fault_name);
+	if (c->o.explore_sched)
+		append_opt(c, "--sched", c->o.explore_sched);
+	if (c->o.window_target)
+		append_opt(c, "--window-target", c->o.window_target);
+	c->o.replay_prefix = c->replay;
 	/*
 	 * Reports go to stderr with the progress, in order: the explorer writes
 	 * its part of a report (the interleaving, the schedule) there, also
 	 * from a crash handler, so one stream keeps a report in one piece.
 	 */
-	o.report = stderr;
-	o.progress = stderr;
+	c->o.report = stderr;
+	c->o.progress = stderr;
+	return 0;
+}
 
-	if (trace) {
-		int rc = dcsim_checker_trace_file(s, trace, &o, NULL);
+/*
+ * One suite, in child processes whatever --jobs: a crash or a hang (the
+ * watchdog aborts) in the code under test is then a failure with our
+ * replay line, the other suites still run, and a --kernel-patch child's
+ * coverage counts are its suite's.  Return: 0, 1 or 2.
+ */
+static int run_one_suite(struct cli *c, size_t i, const struct dcsim_dput_strategy *s)
+{
+	unsigned int bit = suites[i].bit;
 
-		return rc < 0 ? 2 : rc;
+	/* Stress and misuse have no seed space to split: shard 0 runs them. */
+	if (bit != S_DIFF && bit != S_EXPLORE && c->shard)
+		return 0;
+	return check_run_jobs(bit, suites[i].name, s, &c->o, c->jobs, c->shard, c->nshards,
+			      c->no_pin);
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st, (void)flag;
+	return ftw->level ? remove(path) : 0;
+}
+
+/* --cache-clean: empty the cache's kernel/ folder (the builds). */
+static int cache_clean(void)
+{
+	char dir[PATH_MAX];
+	size_t n;
+
+	if (check_cache_dir(dir, sizeof(dir) - 8))
+		return CHECK_USAGE;
+	n = strlen(dir);
+	snprintf(dir + n, sizeof(dir) - n, "/kernel");
+	if (nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS) && errno != ENOENT) {
+		fprintf(stderr, "dcsim-check: --cache-clean: %s: %s\n", dir, strerror(errno));
+		return CHECK_USAGE;
 	}
-	for (size_t i = 0; i < sizeof(suites) / sizeof(suites[0]); i++) {
-		int rc = 0;
+	fprintf(stderr, "dcsim-check: --cache-clean: emptied %s\n", dir);
+	return 0;
+}
 
-		if (!(which & suites[i].bit))
+/*
+ * --json FILE: the verdict, the suites (each with its runs, first failure
+ * and replay) and the coverage of the change, as docs/dcsim-check.schema.json
+ * describes; written to a temporary file renamed into place.
+ */
+static FILE *json_open(const struct cli *c, char *tmp, size_t len)
+{
+	FILE *f;
+
+	if (!c->json)
+		return NULL;
+	snprintf(tmp, len, "%s.tmp.%ld", c->json, (long)getpid());
+	f = fopen(tmp, "w");
+	if (!f)
+		fprintf(stderr, "dcsim-check: --json %s: %s\n", tmp, strerror(errno));
+	return f;
+}
+
+static void json_head(FILE *f, const struct cli *c, const char *strategy, bool uses_htm)
+{
+	unsigned int n;
+	const struct check_suite_result *r = check_suite_results(&n);
+
+	fputs("{\"tool\": \"dcsim-check\", \"strategy\": ", f);
+	check_json_str(f, strategy);
+	fprintf(f, ", \"seed\": %" PRIu64 ", \"uses_htm\": %s, \"shard\": {\"index\": %u, "
+		"\"count\": %u}, \"suites\": [", c->o.seed, uses_htm ? "true" : "false", c->shard,
+		c->nshards);
+	for (unsigned int i = 0; i < n; i++) {
+		fprintf(f, "%s{\"name\": ", i ? ", " : "");
+		check_json_str(f, r[i].name);
+		fputs(", \"verdict\": ", f);
+		check_json_str(f, r[i].verdict);
+		fprintf(f, ", \"runs\": %lu, \"simulated_commits\": %lu, \"processes\": %u, "
+			"\"failure\": ", r[i].runs, r[i].commits, r[i].processes);
+		if (r[i].failure[0])
+			check_json_str(f, r[i].failure);
+		else
+			fputs("null", f);
+		fputs(", \"replay\": ", f);
+		if (r[i].replay[0])
+			check_json_str(f, r[i].replay);
+		else
+			fputs("null", f);
+		fputc('}', f);
+	}
+	fputs("], ", f);
+}
+
+static int json_close(FILE *f, const struct cli *c, const char *tmp, int rc)
+{
+	static const char *const verdicts[] = {
+		[CHECK_PASS] = "pass", [CHECK_FAILED] = "fail", [CHECK_USAGE] = "error",
+		[CHECK_UNCOVERED] = "uncovered",
+	};
+
+	if (!f)
+		return rc;
+	fprintf(f, ", \"verdict\": \"%s\", \"exit\": %d}\n", verdicts[rc], rc);
+	if (fclose(f) || rename(tmp, c->json)) {
+		fprintf(stderr, "dcsim-check: --json %s: %s\n", c->json, strerror(errno));
+		remove(tmp);
+		return rc ? rc : CHECK_USAGE;
+	}
+	return rc;
+}
+
+static void xml_text(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '&': fputs("&amp;", f); break;
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '"': fputs("&quot;", f); break;
+		default:
+			if ((unsigned char)*s >= 0x20 || *s == '\n')
+				fputc(*s, f);
+		}
+	}
+}
+
+/*
+ * --junit FILE: JUnit XML for CI, one test case per suite (a failure
+ * carries the first failure and its replay), and with a --kernel-patch
+ * run one for the coverage of the change (a failure when a changed line
+ * never ran: with --require-coverage that fails the run, else CI shows it).
+ */
+static int junit_write(const struct cli *c, const char *strategy,
+		       const struct check_cov_total *tot, bool measured)
+{
+	unsigned int n, failures = 0;
+	const struct check_suite_result *r = check_suite_results(&n);
+	FILE *f;
+
+	if (!c->junit)
+		return 0;
+	f = fopen(c->junit, "w");
+	if (!f)
+		return fprintf(stderr, "dcsim-check: --junit %s: %s\n", c->junit, strerror(errno)), -1;
+	for (unsigned int i = 0; i < n; i++)
+		failures += strcmp(r[i].verdict, "ok") != 0;
+	failures += measured && tot->missed;
+	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n"
+		"  <testsuite name=\"dcsim-check ");
+	xml_text(f, strategy);
+	fprintf(f, "\" tests=\"%u\" failures=\"%u\">\n", n + measured, failures);
+	for (unsigned int i = 0; i < n; i++) {
+		fprintf(f, "    <testcase classname=\"dcsim-check.");
+		xml_text(f, strategy);
+		fprintf(f, "\" name=\"%s\">", r[i].name);
+		if (strcmp(r[i].verdict, "ok")) {
+			fputs("\n      <failure message=\"", f);
+			xml_text(f, r[i].failure[0] ? r[i].failure : r[i].verdict);
+			fputs("\">replay: ", f);
+			xml_text(f, r[i].replay);
+			fputs("</failure>\n    ", f);
+		}
+		fputs("</testcase>\n", f);
+	}
+	if (measured) {
+		fputs("    <testcase classname=\"dcsim-check.", f);
+		xml_text(f, strategy);
+		fprintf(f, "\" name=\"coverage of the change\">");
+		if (tot->missed)
+			fprintf(f, "\n      <failure message=\"%u of %u changed lines never ran\"/>\n    ",
+				tot->missed, tot->lines);
+		fputs("</testcase>\n", f);
+	}
+	fputs("  </testsuite>\n</testsuites>\n", f);
+	return fclose(f) ? -1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	static struct cli c = {
+		.which = S_DIFF | S_EXPLORE | S_STRESS | S_MISUSE,
+		.jobs = 1, .nshards = 1, .replay = "dcsim-check",
+	};
+	const struct dcsim_dput_strategy *s;
+	struct check_cov_total tot;
+	char kname[256], json_tmp[PATH_MAX + 32];
+	bool measured;
+	FILE *json;
+	int rc, failed = 0;
+
+	dcsim_checker_opts_init(&c.o);
+	rc = parse_args(&c, argc, argv);
+	if (rc)
+		return rc;
+	if (!c.o.report_steps && getenv("DCSIM_EXPLORE_TRACE") &&
+	    opt_trace_steps(&c, getenv("DCSIM_EXPLORE_TRACE")))
+		return bad_usage("%s", "DCSIM_EXPLORE_TRACE wants a step count, 1..1000000");
+	if (c.cache_clean)
+		return cache_clean();
+	if (c.merge)
+		return check_merge(argv + optind, (unsigned int)(argc - optind), c.json);
+	rc = load_libraries(&c);
+	if (!rc)
+		rc = load_kernel_patch(&c, kname, sizeof(kname));
+	if (rc)
+		return rc;
+	if (c.list) {
+		list_strategies(stdout);
+		return 0;
+	}
+	if (c.corpus)
+		return run_corpus(&c);
+	rc = prepare_suites(&c, &s);
+	if (rc)
+		return rc;
+	if (c.trace) {
+		rc = dcsim_checker_trace_file(s, c.trace, &c.o, NULL);
+		check_cov_ran("in-process");
+		failed = rc < 0 ? CHECK_USAGE : rc;
+	}
+	for (size_t i = 0; i < sizeof(suites) / sizeof(suites[0]) && !c.trace; i++) {
+		if (!(c.which & suites[i].bit))
 			continue;
-		/*
-		 * A kernel patch's diff and explore run in a child process even
-		 * with one job: a crash or a hang (the watchdog aborts) in the
-		 * patched code is then a report with our replay line.
-		 */
-		if (jobs > 1 || nshards > 1 || ktree) {
-			bool split = suites[i].bit == S_DIFF || suites[i].bit == S_EXPLORE;
-
-			/* Stress and misuse have no seed space to split: shard 0 runs them. */
-			if (!split && shard)
-				continue;
-			if (split && !o.scenario) {
-				rc = run_jobs(suites[i].bit, suites[i].name, s, &o, jobs, shard, nshards,
-					      no_pin);
-				if (rc == 2)
-					return 2;
-				failed |= rc;
-				fflush(stdout);
-				continue;
-			}
-		}
-		switch (suites[i].bit) {
-		case S_DIFF:
-			rc = dcsim_checker_diff(s, &o, NULL);
-			break;
-		case S_EXPLORE:
-			rc = dcsim_checker_explore(s, &o, NULL);
-			break;
-		case S_STRESS:
-			rc = dcsim_checker_stress(s, 0, 0, 0, &o, NULL);
-			break;
-		case S_MISUSE:
-			rc = dcsim_checker_misuse(s, &o, NULL);
-			break;
-		}
-		if (rc < 0) {
-			fprintf(stderr, "dcsim-check: %s: %s\n", suites[i].name, strerror(-rc));
-			return 2;
-		}
+		rc = run_one_suite(&c, i, s);
+		if (rc == CHECK_USAGE)
+			return rc;
 		failed |= rc;
 		fflush(stdout);
 	}
+	if (failed == CHECK_USAGE)
+		return CHECK_USAGE;
 	fprintf(stderr, "dcsim-check: %s: %s\n", s->name, failed ? "FAILED" : "all checks passed");
-	return failed ? 1 : 0;
+	json = json_open(&c, json_tmp, sizeof(json_tmp));
+	if (json)
+		json_head(json, &c, s->name, s->flags & DCSIM_STRATEGY_USES_HTM);
+	measured = check_cov_active();
+	rc = check_cov_report(stderr, c.require_coverage, &tot, json);
+	if (junit_write(&c, s->name, &tot, measured && tot.lines))
+		rc = rc ? rc : CHECK_USAGE;
+	return json_close(json, &c, json_tmp, failed ? CHECK_FAILED : rc);
 }

@@ -28,6 +28,7 @@
 #include <stdio.h>
 
 #include <dcsim/compiler.h>
+#include <dcsim/explore.h>
 #include <dcsim/strategy.h>
 
 enum dcsim_checker_budget {
@@ -82,6 +83,20 @@ struct dcsim_checker_opts {
 	 */
 	const char *window_dump;
 	const char *window_target;
+	/*
+	 * explore: where the suite is, written before each exploration and
+	 * execution, so that a caller can replay one that crashed or hung
+	 * (dcsim-check puts it in memory shared with its child processes).
+	 */
+	struct dcsim_checker_where *where;
+	/* explore: steps of the interleaving a failure report prints; 0: the explorer's (80) */
+	unsigned long report_steps;
+};
+
+struct dcsim_checker_where {
+	char scenario[160];		/* --scenario: "final-dputs/k61/off" */
+	char mode[16];			/* --explore-mode */
+	struct dcsim_explore_where exec;
 };
 
 struct dcsim_checker_result {

@@ -166,6 +166,17 @@ enum dcsim_explore_sched {
 	DCSIM_EXPLORE_SCHED_WINDOW,	/* fair, parking threads in lock-drop windows */
 };
 
+/*
+ * Where the explorer is, published before each execution runs (struct
+ * dcsim_explore_opts.where): what a caller needs to replay an execution
+ * that never returned, a crash or a hang, from another process.
+ */
+struct dcsim_explore_where {
+	uint64_t exec_seed;		/* the execution's seed (DCSIM_EXPLORE_SEED) */
+	unsigned long exec_no;		/* 1-based */
+	unsigned long pct_steps;	/* PCT: its step estimate */
+};
+
 enum dcsim_explore_memory {
 	DCSIM_EXPLORE_MEM_SC,		/* sequentially consistent */
 	DCSIM_EXPLORE_MEM_RELAXED_RMW,	/* loads may pass an earlier relaxed RMW */
@@ -216,6 +227,8 @@ struct dcsim_explore_opts {
 	unsigned long lasso_repeats;
 	/* How the baton moves between logical threads; results do not depend on it. */
 	enum dcsim_explore_handoff handoff;
+	/* Written before each execution (shared memory, say); NULL: nowhere. */
+	struct dcsim_explore_where *where;
 	/*
 	 * Window-directed exploration (sched window, see "Windows" above): a
 	 * parked thread waits for window_ops whole operations of the others,

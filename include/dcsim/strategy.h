@@ -88,6 +88,11 @@ struct dcsim_dput_strategy {
 	const struct dcsim_dcache_ops *ops;	/* NULL: the model's (not API, above) */
 };
 
+/*
+ * The registry has no fixed limit; this is the size of a table of
+ * strategies that a program keeps for itself (a benchmark's subjects, a
+ * test's counters), which must check its own bound.
+ */
 #define DCSIM_MAX_STRATEGIES		32
 #define DCSIM_DEFAULT_STRATEGY		"fast"
 

@@ -37,6 +37,9 @@
 #include <string.h>
 #include <time.h>
 
+#include <inttypes.h>
+
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -321,6 +324,16 @@ static void run_one(const struct bug *b, struct run *r, const struct dcsim_dput_
 	double t0 = now();
 	int p[2], status;
 	pid_t pid;
+	/*
+	 * Where the child's explorer is (shared with it): a crash or a hang
+	 * ends the child before its replay line, and this record names the
+	 * execution to replay.
+	 */
+	struct dcsim_checker_where *where = mmap(NULL, sizeof(*where), PROT_READ | PROT_WRITE,
+						 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	if (where == MAP_FAILED)
+		where = NULL;
 
 	r->outcome = 2;
 	if (!rep || pipe(p)) {
@@ -361,6 +374,7 @@ static void run_one(const struct bug *b, struct run *r, const struct dcsim_dput_
 		o.progress = stderr;
 		o.quiet = false;
 		o.replay_prefix = prefix;
+		o.where = where;
 		if (fault > 0)
 			dcsim_dcache_set_fault(fault);
 		memset(&res, 0, sizeof(res));
@@ -424,8 +438,21 @@ static void run_one(const struct bug *b, struct run *r, const struct dcsim_dput_
 				line[strcspn(line, "\n")] = '\0';
 				snprintf(r->replay, sizeof(r->replay), "%.1000s", line + 8);
 			}
-		/* A crash ends the report before its replay line: the suite's is the one. */
-		if (!r->replay[0])
+		/*
+		 * A crash (or a hang the watchdog or the alarm ended) ends the
+		 * report before its replay line: the one execution that was
+		 * running, else the suite's.
+		 */
+		if (WIFSIGNALED(status) && where && where->scenario[0] && where->exec.exec_no) {
+			int n = snprintf(r->replay, sizeof(r->replay), "%.600s --suites explore "
+					 "--scenario %.160s --explore-mode %.15s --execution-seed %#"
+					 PRIx64, prefix, where->scenario, where->mode,
+					 where->exec.exec_seed);
+
+			if (n > 0 && (size_t)n < sizeof(r->replay) && !strcmp(where->mode, "pct"))
+				snprintf(r->replay + n, sizeof(r->replay) - (size_t)n,
+					 " --pct-steps %lu", where->exec.pct_steps);
+		} else if (!r->replay[0])
 			snprintf(r->replay, sizeof(r->replay), "%.600s --suites %.200s%s%.200s", prefix,
 				 strncmp(r->suite, "explore:", 8) ? r->suite : "explore",
 				 strncmp(r->suite, "explore:", 8) ? "" : " --scenarios ",
@@ -436,6 +463,8 @@ static void run_one(const struct bug *b, struct run *r, const struct dcsim_dput_
 		find_replay(rep, r->replay, sizeof(r->replay));
 	}
 	fclose(rep);
+	if (where)
+		munmap(where, sizeof(*where));
 }
 
 /* Split @list (space-separated) into @out; return the count. */

@@ -152,12 +152,22 @@ int dcsim_checker_explore(const struct dcsim_dput_strategy *s, const struct dcsi
 				eo.window_dump = o->window_dump;
 				eo.window_target = o->window_target;
 				eo.quiet = o->quiet;
+				if (o->report_steps)
+					eo.report_steps = o->report_steps;
 				if (o->scenarios && !one) {
 					/* Named: latent-bug scenarios run too. */
 					snprintf(named, sizeof(named), "%s/%s/%s",
 						 dcsim_dcache_scenario_name(scn), s->name,
 						 dcsim_explore_htm_name(htms[h]));
 					eo.scenario = named;
+				}
+				if (o->where) {
+					snprintf(o->where->scenario, sizeof(o->where->scenario),
+						 "%s/%s/%s", dcsim_dcache_scenario_name(scn), s->name,
+						 dcsim_explore_htm_name(htms[h]));
+					snprintf(o->where->mode, sizeof(o->where->mode), "%s",
+						 dcsim_explore_mode_name(modes[m]));
+					eo.where = &o->where->exec;
 				}
 				if (one) {
 					/* The replay of one execution. */

@@ -104,6 +104,12 @@ static void exec_prepare(void)
 	ex.pct_k_used = ex.pct_k ? ex.pct_k : 32;
 	for (unsigned int i = 0; i < ex.nchange; i++)
 		ex.change[i] = 1 + splitmix64_below(&ex.rng, ex.pct_k_used);
+	if (ex.o.where) {
+		/* Plain stores: read by another process only after this one died. */
+		ex.o.where->exec_seed = ex.exec_seed;
+		ex.o.where->exec_no = ex.exec_no;
+		ex.o.where->pct_steps = ex.pct_k_used;
+	}
 
 	for (unsigned int i = 0; i < n; i++) {
 		struct lthread *lt = &pool->lt[i];
@@ -146,7 +152,7 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 		      struct dcsim_explore_result *res)
 {
 	struct dcsim_explore_result r;
-	struct sigaction sa, old_segv, old_bus, old_abrt;
+	struct sigaction sa, old_segv, old_bus, old_abrt, old_ill;
 	bool single = opts && opts->replay;
 	unsigned long max_iter;
 
@@ -218,6 +224,8 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 	sigaction(SIGSEGV, &sa, &old_segv);
 	sigaction(SIGBUS, &sa, &old_bus);
 	sigaction(SIGABRT, &sa, &old_abrt);
+	/* The kernel code's BUG_ON() traps (kc/dcache.h): a crash with a report too. */
+	sigaction(SIGILL, &sa, &old_ill);
 
 	/*
 	 * One CPU for the controller and the pool it creates (they inherit
@@ -348,6 +356,7 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 	sigaction(SIGSEGV, &old_segv, NULL);
 	sigaction(SIGBUS, &old_bus, NULL);
 	sigaction(SIGABRT, &old_abrt, NULL);
+	sigaction(SIGILL, &old_ill, NULL);
 	dcsim_rcu_set_defer_hook(NULL);
 	r.htm_commits = ex.htm_commits;
 	r.htm_aborts = ex.htm_aborts;

@@ -15,7 +15,18 @@
 #include "dcache.h"
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
-static const struct dcsim_dput_strategy *registry[DCSIM_MAX_STRATEGIES] = {
+
+/*
+ * The registry grows in blocks that never move, so that a reader needs no
+ * lock: it finds entry i at blocks[i / REG_BLOCK][i % REG_BLOCK].  The
+ * first block holds the built-ins; registering allocates a block when the
+ * last one is full.  REG_BLOCKS blocks of REG_BLOCK entries (65536
+ * strategies) is no practical limit, and its end is an error that names it.
+ */
+#define REG_BLOCK	64
+#define REG_BLOCKS	1024
+
+static const struct dcsim_dput_strategy *builtins[REG_BLOCK] = {
 	&dcsim_dput_locked_strategy,
 	&dcsim_dput_lockref_strategy,
 	&dcsim_dput_rtm_strategy,
@@ -25,6 +36,7 @@ static const struct dcsim_dput_strategy *registry[DCSIM_MAX_STRATEGIES] = {
 	&dcsim_dput_fast_htm_all_strategy,
 	&dcsim_dput_retain_htm_strategy,
 };
+static const struct dcsim_dput_strategy **blocks[REG_BLOCKS] = { builtins };
 static size_t nr_registered = 8;
 
 size_t dcsim_strategy_count(void)
@@ -32,11 +44,17 @@ size_t dcsim_strategy_count(void)
 	return __atomic_load_n(&nr_registered, __ATOMIC_ACQUIRE);
 }
 
+/* Entry @i < dcsim_strategy_count(): its block and slot were written before the count's release. */
+static const struct dcsim_dput_strategy *entry(size_t i)
+{
+	return blocks[i / REG_BLOCK][i % REG_BLOCK];
+}
+
 const struct dcsim_dput_strategy *dcsim_strategy_get(size_t i)
 {
 	if (i >= dcsim_strategy_count())
 		return NULL;
-	return registry[i];
+	return entry(i);
 }
 
 const struct dcsim_dput_strategy *dcsim_strategy_lookup(const char *name)
@@ -46,13 +64,14 @@ const struct dcsim_dput_strategy *dcsim_strategy_lookup(const char *name)
 	if (!name)
 		return NULL;
 	for (size_t i = 0; i < n; i++)
-		if (!strcmp(registry[i]->name, name))
-			return registry[i];
+		if (!strcmp(entry(i)->name, name))
+			return entry(i);
 	return NULL;
 }
 
 int (dcsim_strategy_register)(const struct dcsim_dput_strategy *s)
 {
+	size_t n;
 	int err = 0;
 
 	if (!s || !s->name || !s->name[0] || !s->dput)
@@ -61,13 +80,19 @@ int (dcsim_strategy_register)(const struct dcsim_dput_strategy *s)
 	    s->retain_style != DCSIM_RETAIN_ALWAYS_REFERENCED)
 		return -EINVAL;
 	pthread_mutex_lock(&registry_lock);
+	n = nr_registered;
 	if (dcsim_strategy_lookup(s->name)) {
 		err = -EEXIST;
-	} else if (nr_registered == DCSIM_MAX_STRATEGIES) {
+	} else if (n == (size_t)REG_BLOCK * REG_BLOCKS) {
+		fprintf(stderr, "dcsim: dcsim_strategy_register(%s): the registry is full "
+			"(%d strategies)\n", s->name, REG_BLOCK * REG_BLOCKS);
 		err = -ENOSPC;
+	} else if (!blocks[n / REG_BLOCK] &&
+		   !(blocks[n / REG_BLOCK] = calloc(REG_BLOCK, sizeof(*builtins)))) {
+		err = -ENOMEM;
 	} else {
-		registry[nr_registered] = s;
-		__atomic_store_n(&nr_registered, nr_registered + 1, __ATOMIC_RELEASE);
+		blocks[n / REG_BLOCK][n % REG_BLOCK] = s;
+		__atomic_store_n(&nr_registered, n + 1, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&registry_lock);
 	return err;
@@ -89,7 +114,7 @@ int dcsim_strategy_from_env(const struct dcsim_dput_strategy **out)
 
 		fprintf(stderr, "dcsim: DCSIM_DPUT='%s' is not a dput strategy; valid:", env);
 		for (size_t i = 0; i < n; i++)
-			fprintf(stderr, " %s", registry[i]->name);
+			fprintf(stderr, " %s", entry(i)->name);
 		fputc('\n', stderr);
 		return -EINVAL;
 	}

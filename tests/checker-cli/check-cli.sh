@@ -12,6 +12,14 @@
 #                                        d_lock ends every suite with exit 1,
 #                                        a replay line and (but misuse) the
 #                                        library's warning: no hang
+#   check-cli.sh crash DCSIM_INSTRUMENT SO    a crash in the explorer (--jobs 1) is
+#                                        a failure with a one-execution replay,
+#                                        which crashes the same way without
+#                                        ending dcsim-check; later suites run
+#   check-cli.sh merge DCSIM_INSTRUMENT SO    shards fanned out with GNU parallel,
+#                                        merged (--merge), give the unsharded
+#                                        verdict: the planted bug fails, fast-htm
+#                                        passes with the same runs
 #   check-cli.sh traces DCSIM_INSTRUMENT DIR  every trace of DIR passes on every
 #                                        built-in strategy
 #   check-cli.sh dies DCSIM_INSTRUMENT SO    a --jobs worker killed by a signal
@@ -31,6 +39,102 @@ pass)
 	run 0 "$tmp/o" --strategy fast --suites diff,misuse,explore,stress --budget quick
 	run 0 "$tmp/o" --strategy fast-htm --suites diff,misuse --budget quick
 	echo "check-cli: fast (every suite) and fast-htm (diff, misuse) pass"
+	;;
+merge)
+	so=$3
+	here=$(dirname "$0")
+	command -v parallel >/dev/null || { echo "check-cli: SKIPPED: GNU parallel not installed"; exit 77; }
+	# compare NAME ARGS...: unsharded, then 3 shards by parallel, merged: same verdict.
+	compare() {
+		name=$1
+		shift
+		"$bin" "$@" --json "$tmp/$name-all.json" >"$tmp/$name-all.out" 2>&1
+		want=$?
+		# The recipe docs/dcsim-check.md gives, as it is.
+		parallel "$bin" "$@" --shard {}/3 --json "$tmp/$name-{}.json" ::: 0 1 2 \
+			>"$tmp/$name-par.out" 2>&1
+		run "$want" "$tmp/$name-merge.out" --merge "$tmp/$name-0.json" "$tmp/$name-1.json" \
+			"$tmp/$name-2.json" --json "$tmp/$name-merged.json"
+		python3 "$here/check-json.py" "$here/../../docs/dcsim-check.schema.json" \
+			"$tmp/$name-merged.json" >/dev/null || fail "$name: the merged --json is not valid"
+		python3 - "$tmp/$name-all.json" "$tmp/$name-merged.json" <<'EOF2' || fail "$name: merged != unsharded"
+import json, sys
+a, m = (json.load(open(p)) for p in sys.argv[1:])
+va = [(s["name"], s["verdict"]) for s in a["suites"]]
+vm = [(s["name"], s["verdict"]) for s in m["suites"]]
+assert (a["verdict"], va) == (m["verdict"], vm), (a["verdict"], va, m["verdict"], vm)
+if a["verdict"] == "pass":
+    assert [s["runs"] for s in a["suites"]] == [s["runs"] for s in m["suites"]], "runs differ"
+EOF2
+	}
+	compare planted --load "$so" --strategy planted-nolru --suites diff,misuse
+	compare htm --strategy fast-htm --suites diff,misuse
+	# A shard missing, or one given twice: bad usage.
+	run 2 "$tmp/o" --merge "$tmp/htm-0.json" "$tmp/htm-0.json" "$tmp/htm-2.json"
+	grep -q "each once" "$tmp/o" || fail "a shard given twice: no reason"
+	echo "check-cli: 3 shards by GNU parallel, merged, give the unsharded verdict"
+	;;
+crash)
+	so=$3
+	run 1 "$tmp/o" --load "$so" --strategy crash-overlap --suites explore,misuse --budget quick \
+		--jobs 1
+	grep -q "^dcsim-check: FAIL: explore, strategy crash-overlap: the process running .*died of signal" \
+		"$tmp/o" || { cat "$tmp/o" >&2; fail "the crash is not reported as a failure"; }
+	grep -q "^dcsim-check: misuse: crash-overlap: ok" "$tmp/o" ||
+		{ cat "$tmp/o" >&2; fail "the crash ended the run: misuse did not run after it"; }
+	replay=$(grep '^replay: ' "$tmp/o" | head -n 1 | sed 's/^replay: dcsim-check //')
+	case $replay in
+	*"--scenario final-dputs"*"--execution-seed 0x"*) ;;
+	*) cat "$tmp/o" >&2; fail "no one-execution replay: $replay" ;;
+	esac
+	eval "set -- $replay"
+	run 1 "$tmp/r" "$@"
+	grep -q "one execution replayed" "$tmp/r" && grep -q "crashed with signal 11" "$tmp/r" &&
+		grep -q "^dcsim-check: FAIL: explore, strategy crash-overlap: the process running it died" \
+		"$tmp/r" || { cat "$tmp/r" >&2; fail "the replay did not crash the same way"; }
+	# The corpus runner's row keeps the crash's one-execution replay.
+	mkdir "$tmp/corpus"
+	printf '%s\n' "commit: planted" "subject: a put entered while another is inside crashes" \
+		"fixed-in: never upstream" "id-check: planted" "verified-by: planted" \
+		"class: crash" "kind: c" "strategies: crash-overlap" "fixed: fast" \
+		"suites: explore:final-dputs" "expect: caught" "catch: explorer" "needs: nothing" \
+		"status: test" >"$tmp/corpus/crash-overlap.bug"
+	"$bin" --load "$so" --corpus "$tmp/corpus" --budget quick >"$tmp/c" 2>"$tmp/c.err" ||
+		{ cat "$tmp/c" "$tmp/c.err" >&2; fail "--corpus: the crash entry disagrees"; }
+	grep -q "| crash-overlap | .* | caught | caught | .* | a crash | .*--scenario final-dputs/crash-overlap/off --explore-mode [a-z]* --execution-seed 0x" \
+		"$tmp/c" || { cat "$tmp/c" >&2; fail "--corpus: the crash's row has no one-execution replay"; }
+	# --json: valid by the schema, with the crash's replay and the verdict.
+	here=$(dirname "$0")
+	run 1 "$tmp/j" --load "$so" --strategy crash-overlap --suites explore,misuse --budget quick \
+		--json "$tmp/r.json"
+	python3 "$here/check-json.py" "$here/../../docs/dcsim-check.schema.json" "$tmp/r.json" \
+		verdict=fail exit=1 suite.explore.verdict=FAILED "suite.explore.replay~--execution-seed" \
+		suite.misuse.verdict=ok || fail "--json: not valid, or not what the run found"
+	run 0 "$tmp/j" --strategy fast --suites misuse --json "$tmp/p.json"
+	python3 "$here/check-json.py" "$here/../../docs/dcsim-check.schema.json" "$tmp/p.json" \
+		verdict=pass exit=0 coverage=None || fail "--json of a pass: not valid"
+	# --junit: one test case per suite, explore's a failure with its replay.
+	run 1 "$tmp/j" --load "$so" --strategy crash-overlap --suites explore,misuse --budget quick \
+		--junit "$tmp/r.xml"
+	python3 - "$tmp/r.xml" <<'EOF2' || fail "--junit: not the XML the run found"
+import sys
+import xml.etree.ElementTree as ET
+suite = ET.parse(sys.argv[1]).getroot().find("testsuite")
+cases = {c.get("name"): c for c in suite.findall("testcase")}
+assert suite.get("tests") == "2" and suite.get("failures") == "1", suite.attrib
+assert cases["explore"].find("failure") is not None
+assert "--execution-seed" in cases["explore"].find("failure").text
+assert cases["misuse"].find("failure") is None
+EOF2
+	# The report's window: --trace-steps, else DCSIM_EXPLORE_TRACE.
+	run 1 "$tmp/t" "$@" --trace-steps 3
+	grep -q "interleaving, last 3 of " "$tmp/t" || { cat "$tmp/t" >&2; fail "--trace-steps 3 ignored"; }
+	export DCSIM_EXPLORE_TRACE=2
+	run 1 "$tmp/t" "$@"
+	unset DCSIM_EXPLORE_TRACE
+	grep -q "interleaving, last 2 of " "$tmp/t" ||
+		{ cat "$tmp/t" >&2; fail "DCSIM_EXPLORE_TRACE=2 ignored"; }
+	echo "check-cli: a crash is a failure with a one-execution replay that reproduces it"
 	;;
 usage)
 	run 2 "$tmp/o" --strategy fast --no-such-flag

@@ -232,7 +232,10 @@ static __always_inline int read_seqcount_retry(const unsigned int *s, unsigned i
  * once in the extracted code, in shrink_dcache_parent(), right before
  * "if (!data.found) break;": where the loop waits for what others must
  * finish (dentries on their shrink lists, or dying).  It is dcsim's
- * cpu_relax(), which tells the explorer that this thread waits, only when
+ * cond_resched() (kc_cond_resched()): the explorer takes it as a pause of a
+ * busy wait, as cpu_relax(), which tells it that this thread waits, and
+ * with strict priorities as the point where the thread gives its CPU back
+ * to one it preempted, as the kernel's does.  Only when
  * the loop goes on: the explorer takes a second cpu_relax() with no other
  * thread's write in between for a thread blocked for good, which the last
  * round (nothing found) would be; with no hint at all, PCT lets the
@@ -240,7 +243,7 @@ static __always_inline int read_seqcount_retry(const unsigned int *s, unsigned i
  * compile anywhere else.
  */
 #define need_resched()			0
-#define cond_resched()			do { if (data.found) cpu_relax(); } while (0)
+#define cond_resched()			do { if (data.found) kc_cond_resched(); } while (0)
 #define detach_mounts(victim)		BUG_ON(victim)
 
 static __always_inline struct dentry *d_first_child(const struct dentry *dentry)

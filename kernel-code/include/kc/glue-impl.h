@@ -135,6 +135,19 @@ KC_GLUE_FN void kc_cpu_relax(void)
 	dcsim_cpu_relax();
 }
 
+/*
+ * cond_resched(): where the kernel's thread offers its CPU to one that
+ * waits for it.  Through dcsim_cond_resched(), which the explorer takes as
+ * a busy wait's pause (as cpu_relax()) and, with strict priorities, as the
+ * point where a preempting thread gives the CPU back (<dcsim/sched.h>):
+ * a cpu_relax() there would spin forever under --sched strict, which is
+ * not what the kernel's loop does.
+ */
+KC_GLUE_FN void kc_cond_resched(void)
+{
+	dcsim_cond_resched();
+}
+
 /* This thread's kills so far: a shrinker's kills are the difference. */
 KC_GLUE_FN unsigned long kc_kills(void)
 {

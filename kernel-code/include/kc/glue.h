@@ -19,6 +19,7 @@
 #include <dcsim/atomic.h>
 #include <dcsim/htm.h>
 #include <dcsim/rcu.h>
+#include <dcsim/sched.h>
 #include <dcsim/spinlock.h>
 
 #include "../../../src/model/kernel-code.h"
@@ -59,6 +60,7 @@ void kc_smp_rmb(void);
 void kc_smp_wmb(void);
 void kc_smp_mb(void);
 void kc_cpu_relax(void);
+void kc_cond_resched(void);
 void kc_htm_committed(void);
 unsigned long kc_kills(void);
 void kc_this_cpu_add(size_t off, long n);

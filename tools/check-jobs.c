@@ -1,0 +1,489 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * dcsim-check: the suites in child processes (--jobs, --shard, and every
+ * --kernel-patch run), so that a crash or a hang in the code under test
+ * is a failed check with a report, never the end of dcsim-check.
+ *
+ * The diff and explore suites' units (traces, explorations) are handed out
+ * at run time from a shared pool: a fast process takes more of them, where
+ * a static split (unit i to process i % N) leaves the run as slow as its
+ * slowest share.  A process reports its result as a record
+ * (struct dcsim_checker_result) on a pipe; its stderr (progress, report)
+ * goes to a file the parent copies out for the failure it reports.
+ */
+
+#define _GNU_SOURCE	/* nftw(), strsignal(), RTLD_DEFAULT */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <dcsim/explore.h>
+
+#include "check.h"
+
+int check_run_suite(unsigned int bit, const struct dcsim_dput_strategy *s,
+		    const struct dcsim_checker_opts *o, struct dcsim_checker_result *res)
+{
+	switch (bit) {
+	case S_DIFF:
+		return dcsim_checker_diff(s, o, res);
+	case S_EXPLORE:
+		return dcsim_checker_explore(s, o, res);
+	case S_STRESS:
+		return dcsim_checker_stress(s, 0, 0, 0, o, res);
+	default:
+		return dcsim_checker_misuse(s, o, res);
+	}
+}
+
+/*
+ * Shared by the processes (MAP_SHARED); every field is only touched with
+ * __atomic builtins, since the processes read and write it at the same time.
+ */
+struct unit_pool {
+	unsigned long next;	/* ordinal (among the shard's units) of the next unit to take */
+	unsigned long stop;	/* lowest failing unit so far; ULONG_MAX: none */
+	unsigned long cur[];	/* per process: the unit it runs (or ran last); ULONG_MAX: none */
+};
+
+/* One process's view of the pool: dcsim_checker_opts.take_unit's argument. */
+struct unit_taker {
+	struct unit_pool *pool;
+	unsigned int idx;	/* this process */
+	unsigned long seen;	/* units of the shard offered so far */
+	unsigned long mine;	/* ordinal taken from the pool, not yet reached */
+	bool have, done;
+};
+
+/*
+ * dcsim_checker_opts.take_unit: the suite offers its shard's units in
+ * increasing order, the same sequence in every process; each process
+ * takes ordinals from the shared counter and runs the unit it reaches
+ * with that ordinal.  So each unit runs exactly once, and each process
+ * runs its units in increasing order.  Above a unit that failed (in any
+ * process) nothing is taken: the lowest failing unit, which a --jobs 1
+ * run reports, is below it, and every unit below it still runs.
+ */
+static bool take_unit(void *arg, unsigned long unit)
+{
+	struct unit_taker *t = arg;
+	unsigned long k = t->seen++;
+
+	if (t->done)
+		return false;
+	if (!t->have) {
+		/* Relaxed: the counter only has to hand out each ordinal once. */
+		t->mine = __atomic_fetch_add(&t->pool->next, 1, __ATOMIC_RELAXED);
+		t->have = true;
+	}
+	if (k < t->mine)
+		return false;
+	t->have = false;
+	/* Relaxed: a stale (higher) stop only runs a unit in vain, never skips a needed one. */
+	if (unit > __atomic_load_n(&t->pool->stop, __ATOMIC_RELAXED)) {
+		t->done = true;
+		return false;
+	}
+	/*
+	 * Published before the unit runs: the parent may kill this process
+	 * once a failure below it is known, and names this unit if the
+	 * process dies in it; release pairs with the parent's acquire.
+	 */
+	__atomic_store_n(&t->pool->cur[t->idx], unit, __ATOMIC_RELEASE);
+	return true;
+}
+
+/* Lower the pool's stop to @unit, if that is lower. */
+static void unit_pool_failed(struct unit_pool *pool, unsigned long unit)
+{
+	unsigned long old = __atomic_load_n(&pool->stop, __ATOMIC_RELAXED);
+
+	while (unit < old && !__atomic_compare_exchange_n(&pool->stop, &old, unit, false,
+							  __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
+struct job {
+	pid_t pid;
+	FILE *out;		/* the child's stderr: progress and report */
+	int fd;			/* its struct dcsim_checker_result */
+	bool live;		/* not waited for yet */
+	bool got;		/* the result arrived (else it crashed) */
+	bool cut;		/* killed: all it had left was above a failure */
+	unsigned long unit;	/* the unit it ran last (a crash's) */
+	int status;
+	struct dcsim_checker_result res;
+};
+
+/* What one run_jobs() call shares with its helpers. */
+struct jobs {
+	unsigned int bit, n, shard, nshards;
+	const char *suite;
+	const struct dcsim_dput_strategy *s;
+	const struct dcsim_checker_opts *o;
+	bool split, no_pin;
+	struct unit_pool *pool;
+	size_t pool_len;
+	struct dcsim_checker_where *where;	/* shared: per process, where it is */
+	struct job *j;
+};
+
+static void copy_out(FILE *from, FILE *to)
+{
+	char buf[4096];
+	size_t n;
+
+	rewind(from);
+	while ((n = fread(buf, 1, sizeof(buf), from)) > 0)
+		fwrite(buf, 1, n, to);
+}
+
+/* Process @i's body: the suite, its result on @fd, and its counts flushed. */
+static void __attribute__((noreturn)) job_child(struct jobs *js, unsigned int i, int fd)
+{
+	struct dcsim_checker_opts o = *js->o;
+	struct unit_taker t = { .pool = js->pool, .idx = i };
+	struct dcsim_checker_result res;
+	int rc;
+
+	/* The explorer writes its part of a report to fd 2 itself. */
+	dup2(fileno(js->j[i].out), 2);
+	check_cov_suite(js->suite);
+	/*
+	 * One CPU each for the explorations (src/engine/pin.c); a single
+	 * process keeps the explorer's default, the CPU it runs on, so that
+	 * two shards started on one machine tend to get different CPUs.
+	 */
+	if (js->n > 1 && !js->no_pin)
+		dcsim_explore_set_pin((int)i);
+	if (js->split) {
+		o.shard = js->shard;
+		o.nshards = js->nshards;
+		o.take_unit = take_unit;
+		o.take_arg = &t;
+	}
+	o.where = &js->where[i];
+	memset(&res, 0, sizeof(res));
+	rc = check_run_suite(js->bit, js->s, &o, &res);
+	if (rc == 1 && res.failures)
+		unit_pool_failed(js->pool, res.failed_unit);
+	__atomic_store_n(&js->pool->cur[i], ULONG_MAX, __ATOMIC_RELEASE);
+	fflush(stdout);
+	fflush(stderr);
+	check_cov_flush();
+	if (write(fd, &res, sizeof(res)) != (ssize_t)sizeof(res))
+		_exit(2);
+	_exit(rc < 0 ? 2 : rc);
+}
+
+static int jobs_start(struct jobs *js)
+{
+	js->j = calloc(js->n, sizeof(*js->j));
+	js->pool_len = sizeof(struct unit_pool) + js->n * sizeof(unsigned long);
+	if (!js->j)
+		return -1;
+	js->pool = mmap(NULL, js->pool_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+			-1, 0);
+	if (js->pool == MAP_FAILED)
+		return js->pool = NULL, -1;
+	js->where = mmap(NULL, js->n * sizeof(*js->where), PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (js->where == MAP_FAILED)
+		return js->where = NULL, -1;
+	js->pool->next = 0;
+	js->pool->stop = ULONG_MAX;
+	for (unsigned int i = 0; i < js->n; i++)
+		js->pool->cur[i] = ULONG_MAX;
+	for (unsigned int i = 0; i < js->n; i++) {
+		int p[2];
+
+		js->j[i].out = tmpfile();
+		if (!js->j[i].out || pipe(p))
+			return -1;
+		fflush(stdout);
+		fflush(stderr);
+		js->j[i].pid = fork();
+		if (js->j[i].pid < 0)
+			return close(p[0]), close(p[1]), -1;
+		if (js->j[i].pid == 0) {
+			close(p[0]);
+			job_child(js, i, p[1]);
+		}
+		close(p[1]);
+		js->j[i].fd = p[0];
+		js->j[i].live = true;
+	}
+	return 0;
+}
+
+/*
+ * A process whose current unit is above the lowest failure has nothing
+ * left to do that could change the report (it takes units in increasing
+ * order): stop it now rather than after a long unit.
+ */
+static void jobs_cut_above_failure(struct jobs *js)
+{
+	unsigned long stop = __atomic_load_n(&js->pool->stop, __ATOMIC_ACQUIRE);
+
+	for (unsigned int k = 0; k < js->n && stop != ULONG_MAX; k++) {
+		unsigned long cur = __atomic_load_n(&js->pool->cur[k], __ATOMIC_ACQUIRE);
+
+		if (js->j[k].live && !js->j[k].cut && cur != ULONG_MAX && cur > stop &&
+		    !kill(js->j[k].pid, SIGKILL))
+			js->j[k].cut = true;
+	}
+}
+
+/* Wait for every process; a crash is a failure at the unit it ran. Return: -1 on error. */
+static int jobs_wait(struct jobs *js)
+{
+	unsigned int live = js->n;
+	int err = 0;
+
+	while (live) {
+		int status;
+		pid_t pid = waitpid(-1, &status, 0);
+		struct job *j = NULL;
+
+		if (pid < 0) {
+			if (errno == EINTR)
+				continue;
+			fprintf(stderr, "dcsim-check: waitpid: %s\n", strerror(errno));
+			err = -1;
+			break;
+		}
+		for (unsigned int i = 0; i < js->n; i++)
+			if (js->j[i].pid == pid && js->j[i].live)
+				j = &js->j[i];
+		if (!j)
+			continue;
+		j->live = false;
+		j->status = status;
+		live--;
+		j->unit = __atomic_load_n(&js->pool->cur[j - js->j], __ATOMIC_ACQUIRE);
+		/* It wrote its result before it exited: the pipe holds it. */
+		j->got = read(j->fd, &j->res, sizeof(j->res)) == (ssize_t)sizeof(j->res);
+		close(j->fd);
+		if (!j->got && !j->cut && j->unit != ULONG_MAX)
+			unit_pool_failed(js->pool, j->unit);
+		jobs_cut_above_failure(js);
+	}
+	for (unsigned int i = 0; i < js->n; i++) {
+		if (!js->j[i].live)
+			continue;
+		/* Only after a waitpid() error: do not leave it behind. */
+		kill(js->j[i].pid, SIGKILL);
+		waitpid(js->j[i].pid, &js->j[i].status, 0);
+		close(js->j[i].fd);
+		js->j[i].cut = true;
+		js->j[i].live = false;
+	}
+	return err;
+}
+
+static bool job_crashed(const struct job *j)
+{
+	return !j->cut && (!j->got || !WIFEXITED(j->status));
+}
+
+/* What the processes found together. */
+struct jobs_tally {
+	unsigned long runs, commits;
+	const struct job *first;	/* the lowest failing unit's, a check's */
+	const struct job *crash;	/* the lowest crashed unit's */
+	bool error;
+};
+
+static void jobs_tally(const struct jobs *js, struct jobs_tally *t)
+{
+	memset(t, 0, sizeof(*t));
+	for (unsigned int i = 0; i < js->n; i++) {
+		const struct job *j = &js->j[i];
+
+		if (j->cut && !j->got)
+			continue;
+		if (job_crashed(j)) {
+			if (!t->crash || j->unit < t->crash->unit)
+				t->crash = j;
+			continue;
+		}
+		if (WEXITSTATUS(j->status) == 2)
+			t->error = true;
+		t->runs += j->res.runs;
+		t->commits += j->res.htm_commits;
+		/* Each stopped at its first failure: the lowest is the unsplit run's. */
+		if (j->res.failures && (!t->first || j->res.failed_unit < t->first->res.failed_unit))
+			t->first = j;
+	}
+	/* A check below the crash is the report a run without --jobs would give first. */
+	if (t->crash && t->first && t->first->res.failed_unit < t->crash->unit)
+		t->crash = NULL;
+	else if (t->crash)
+		t->first = NULL;
+}
+
+/*
+ * The replay of @j's failure: an exploration's is the one execution it
+ * ran last (the where record the process kept in shared memory: it stops
+ * at its first failure); else the suite from its seed, which stops at the
+ * same unit.
+ */
+static void jobs_replay(const struct jobs *js, const struct job *j, char *buf, size_t len)
+{
+	const struct dcsim_checker_where *w = &js->where[j - js->j];
+	int n;
+
+	if (js->bit == S_EXPLORE && w->scenario[0] && w->exec.exec_no) {
+		n = snprintf(buf, len, "%s --suites explore --scenario %s --explore-mode %s "
+			     "--execution-seed %#" PRIx64, js->o->replay_prefix, w->scenario,
+			     w->mode, w->exec.exec_seed);
+		if (n > 0 && (size_t)n < len && !strcmp(w->mode, "pct"))
+			snprintf(buf + n, len - (size_t)n, " --pct-steps %lu", w->exec.pct_steps);
+		return;
+	}
+	snprintf(buf, len, "%s --suites %s --seed %" PRIu64, js->o->replay_prefix, js->suite,
+		 js->o->seed);
+}
+
+/* A process that died: its report (the explorer's, from its crash handler or watchdog) is above. */
+static void jobs_print_crash(const struct jobs *js, const struct job *j)
+{
+	int sig = WIFSIGNALED(j->status) ? WTERMSIG(j->status) : 0;
+	char replay[4096];
+
+	fprintf(stderr, "dcsim-check: FAIL: %s, strategy %s: the process running ", js->suite,
+		js->s->name);
+	if (j->unit != ULONG_MAX)
+		fprintf(stderr, "unit %lu ", j->unit);
+	else
+		fputs("it ", stderr);
+	fputs(sig ? "died of signal" : "ended without a result", stderr);
+	if (sig)
+		fprintf(stderr, " %d (%s)", sig, strsignal(sig));
+	fprintf(stderr, "\ncheck: the code under test crashed or hung (the explorer's "
+		"watchdog aborts a hang): a failure\n");
+	jobs_replay(js, j, replay, sizeof(replay));
+	fprintf(stderr, "replay: %s\n", replay);
+}
+
+#define MAX_RESULTS	16
+static struct check_suite_result results[MAX_RESULTS];
+static unsigned int nresults;
+
+const struct check_suite_result *check_suite_results(unsigned int *n)
+{
+	*n = nresults;
+	return results;
+}
+
+/* Keep the suite's outcome for --json. */
+static void jobs_record(const struct jobs *js, const struct jobs_tally *t, const char *verdict)
+{
+	struct check_suite_result *r;
+
+	if (nresults == MAX_RESULTS)
+		return;
+	r = &results[nresults++];
+	memset(r, 0, sizeof(*r));
+	r->name = js->suite;
+	r->verdict = verdict;
+	r->runs = t->runs;
+	r->commits = t->commits;
+	r->processes = js->n;
+	if (t->first || t->crash) {
+		const struct job *j = t->first ? t->first : t->crash;
+
+		if (t->first)
+			snprintf(r->failure, sizeof(r->failure), "%s", j->res.failure);
+		else
+			snprintf(r->failure, sizeof(r->failure), "%s: the process crashed (%s)",
+				 js->suite, WIFSIGNALED(j->status) ? strsignal(WTERMSIG(j->status)) :
+				 "no result");
+		jobs_replay(js, j, r->replay, sizeof(r->replay));
+	} else if (!strcmp(verdict, "FAILED")) {
+		snprintf(r->failure, sizeof(r->failure), "%s: HTM: no simulated transaction "
+			 "committed", js->suite);
+		jobs_replay(js, &js->j[0], r->replay, sizeof(r->replay));
+	}
+}
+
+/*
+ * The reports: the lowest failure's, a crash's, an error's; one process's
+ * whole output (its progress lines too, as a run in this process gives).
+ */
+static void jobs_print(const struct jobs *js, const struct jobs_tally *t)
+{
+	for (unsigned int i = 0; i < js->n; i++) {
+		const struct job *j = &js->j[i];
+
+		if (js->n == 1 || j == t->first || j == t->crash ||
+		    (!j->cut && j->got && WIFEXITED(j->status) && WEXITSTATUS(j->status) == 2))
+			copy_out(j->out, stderr);
+	}
+	if (t->crash)
+		jobs_print_crash(js, t->crash);
+}
+
+static void jobs_free(struct jobs *js)
+{
+	if (js->pool)
+		munmap(js->pool, js->pool_len);
+	if (js->where)
+		munmap(js->where, js->n * sizeof(*js->where));
+	for (unsigned int i = 0; js->j && i < js->n; i++)
+		if (js->j[i].out)
+			fclose(js->j[i].out);
+	free(js->j);
+}
+
+int check_run_jobs(unsigned int bit, const char *suite, const struct dcsim_dput_strategy *s,
+		   const struct dcsim_checker_opts *o, unsigned int jobs, unsigned int shard,
+		   unsigned int nshards, bool no_pin)
+{
+	struct jobs js = {
+		.bit = bit, .suite = suite, .s = s, .o = o, .shard = shard, .nshards = nshards,
+		.no_pin = no_pin, .split = (bit == S_DIFF || bit == S_EXPLORE) && !o->scenario,
+	};
+	struct jobs_tally t;
+	const char *verdict;
+	bool failed;
+
+	js.n = js.split ? jobs : 1;
+	if (jobs_start(&js) || jobs_wait(&js)) {
+		fprintf(stderr, "dcsim-check: %s: child processes: %s\n", suite, strerror(errno));
+		jobs_wait(&js);
+		jobs_free(&js);
+		return 2;
+	}
+	check_cov_ran(suite);
+	jobs_tally(&js, &t);
+	jobs_print(&js, &t);
+	failed = t.first || t.crash;
+	if (!failed && !t.error && nshards <= 1 && js.split && !o->scenario &&
+	    (s->flags & DCSIM_STRATEGY_USES_HTM) && !t.commits) {
+		/* The suites' own check, over all processes together. */
+		fprintf(stderr, "dcsim-check: FAIL: %s, strategy %s, HTM sim-commit\ncheck: the "
+			"strategy says DCSIM_STRATEGY_USES_HTM, but none of its transactions "
+			"committed with simulated HTM committing: its HTM path was not checked\n"
+			"replay: %s --suites %s --seed %" PRIu64 "\n", suite, s->name,
+			o->replay_prefix, suite, o->seed);
+		failed = true;
+	}
+	verdict = failed ? "FAILED" : t.error ? "ERROR" : "ok";
+	jobs_record(&js, &t, verdict);
+	if (nshards > 1 && js.split)
+		printf("dcsim-check: shard %u/%u: %s: %s: %lu runs, %s, %lu simulated commits\n",
+		       shard, nshards, suite, s->name, t.runs, verdict, t.commits);
+	fprintf(stderr, "dcsim-check: %s: %s: %lu runs on %u process%s, %s\n", suite, s->name,
+		t.runs, js.n, js.n > 1 ? "es" : "", verdict);
+	jobs_free(&js);
+	return t.error && !failed ? 2 : failed ? 1 : 0;
+}
