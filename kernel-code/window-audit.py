@@ -511,7 +511,8 @@ def audit(tarball_dir, tarballs=None):
         patches = extract.read_series(os.path.join(ROOT, series)) if series else []
         members = {tree["source"], tree["lockref"]}
         for p in patches:
-            members |= extract.patch_paths(p)[0]
+            members |= {extract.strip_path(o, 1) for o, n in extract.patch_diffs(p)[0]
+                        if o != "/dev/null"}
         work = tempfile.mkdtemp(prefix="window-audit.")
         try:
             err = tarball_cache.unpack(tarball, tree["top"], members, work)
