@@ -68,7 +68,7 @@ flags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefine
 case $h in
 parse) files="$src/tests/fuzz/fuzz-parse.c $src/src/base/parse.c"; libs= ;;
 trace) files="$src/tests/fuzz/fuzz-trace.c $src/src/checker/trace.c $src/src/checker/spec.c
-	$src/src/checker/diff-step.c $src/src/base/parse.c"
+	$src/src/checker/diff-step.c $src/src/checker/spec-op.c $src/src/base/parse.c"
 	flags="$flags -I$src/src/checker"; libs="$lib -Wl,-rpath,$(dirname "$lib")" ;;
 json) files="$src/tests/fuzz/fuzz-json.c"
 	for f in from compare report aggregate targets stats json plot outfile workloads bounds harness host sharing; do
