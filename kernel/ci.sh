@@ -7,12 +7,12 @@
 # (kernel/patches/ for linux-source-6.1, kernel/patches-6.12/ for
 # linux-source-6.12) apply to fresh extractions and pass checkpatch
 # --strict, builds the eight kernels (kernel/build.sh), boots them
-# (kernel/boot-test.sh, six boots per tree), runs stress-ng's dcache
-# stressors on each tree's debug kernels (unpatched, dcache_htm=force and
-# =off; STRESS_SECS seconds, default 10), builds the 6.1 debug kernel
-# with the debug-only patches (kernel/debug/) and checks that the lockup
-# and hung-task detectors report a planted hang, and ends with a line
-# "N passed, M failed".  Exits non-zero if anything failed.
+# (kernel/boot-test.sh, six boots per tree), and ends with a line
+# "N passed, M failed".  With DCSIM_KERNEL_STRESS=1 it also runs
+# stress-ng's dcache stressors on each tree's debug kernels (unpatched,
+# dcache_htm=force and =off; STRESS_SECS seconds, default 10), builds the
+# 6.1 debug kernel with the debug-only patches (kernel/debug/) and checks
+# that the lockup and hung-task detectors report a planted hang.  Exits non-zero if anything failed.
 # "--checks-only" stops after the apply and checkpatch checks and the boot
 # test's self-test (kernel/test-boot-harness.sh, a fake QEMU).
 set -uo pipefail
@@ -176,43 +176,55 @@ verdicts boot "$bootlog"
 [ "$(grep -cE "^boot-test: [0-9]+ passed" "$bootlog")" = "$(echo $built | wc -w)" ] ||
 	ko "boot-test.sh did not finish"
 
-# --- stress-ng: the dcache stressors on the debug kernels -------------------
-step "stress-ng dcache stressors (debug flavour: unpatched, force, off)"
-stresslog=$root/stress-test.log
-t0=$SECONDS
-for k in $built; do
-	bash "$here/boot-test.sh" --tree "$k" --flavour debug --workload stress-ng \
-		--run unpatched --run force --run off --secs "${STRESS_SECS:-10}" 2>&1
-done | tee "$stresslog"
-echo "stress-ng boots took $((SECONDS - t0)) s"
-verdicts stress "$stresslog"
-[ "$(grep -cE "^boot-test: [0-9]+ passed" "$stresslog")" = "$(echo $built | wc -w)" ] ||
-	ko "boot-test.sh --workload stress-ng did not finish"
-
-# --- a planted hang must be reported ----------------------------------------
-# The 6.1 debug image with both debug-only patches (kernel/debug/): the
-# shrink_lock_dentry() window knob (unused here) and the planted hang.
-case " $built " in
-*" 6.1 "*)
-	step "planted hang (6.1 debug + kernel/debug/*.patch)"
-	hanglog=$root/hang-test.log
+# --- stress-ng and the planted hang: DCSIM_KERNEL_STRESS=1 ---------------
+# Off by default: these steps boot nine more times and build a ninth
+# kernel, and they have not yet run through this script on real kernels
+# (docs/kernel-stress.md says what has); the whole-suite command leaves
+# them out until they have.  Run them with
+#   DCSIM_KERNEL_STRESS=1 bash kernel/ci.sh
+stresslog=/dev/null
+if [ "${DCSIM_KERNEL_STRESS:-0}" = 1 ]; then
+	# --- stress-ng: the dcache stressors on the debug kernels -------------------
+	step "stress-ng dcache stressors (debug flavour: unpatched, force, off)"
+	stresslog=$root/stress-test.log
 	t0=$SECONDS
-	if bash "$here/build.sh" --tree 6.1 --flavour debug --variant unpatched \
-		--extra "$here/debug/6.1-shrink-window.patch" --extra "$here/debug/plant-hang.patch"; then
-		for w in plant-hang-spin plant-hang-sleep; do
-			bash "$here/boot-test.sh" --tree 6.1 --flavour debug --run unpatched \
-				--workload $w --image 6.1-shrink-window+plant-hang --timeout 180 2>&1
-		done | tee "$hanglog"
-		verdicts hang "$hanglog"
-		[ "$(grep -cE "^(PASS|FAIL) " "$hanglog")" = 2 ] || ko "planted-hang boots did not finish"
-	else
-		ko "6.1: debug build with kernel/debug/*.patch"
-	fi
-	echo "planted hang took $((SECONDS - t0)) s"
-	;;
-esac
+	for k in $built; do
+		bash "$here/boot-test.sh" --tree "$k" --flavour debug --workload stress-ng \
+			--run unpatched --run force --run off --secs "${STRESS_SECS:-10}" 2>&1
+	done | tee "$stresslog"
+	echo "stress-ng boots took $((SECONDS - t0)) s"
+	verdicts stress "$stresslog"
+	[ "$(grep -cE "^boot-test: [0-9]+ passed" "$stresslog")" = "$(echo $built | wc -w)" ] ||
+		ko "boot-test.sh --workload stress-ng did not finish"
+
+	# --- a planted hang must be reported ----------------------------------------
+	# The 6.1 debug image with both debug-only patches (kernel/debug/): the
+	# shrink_lock_dentry() window knob (unused here) and the planted hang.
+	case " $built " in
+	*" 6.1 "*)
+		step "planted hang (6.1 debug + kernel/debug/*.patch)"
+		hanglog=$root/hang-test.log
+		t0=$SECONDS
+		if bash "$here/build.sh" --tree 6.1 --flavour debug --variant unpatched \
+			--extra "$here/debug/6.1-shrink-window.patch" --extra "$here/debug/plant-hang.patch"; then
+			for w in plant-hang-spin plant-hang-sleep; do
+				bash "$here/boot-test.sh" --tree 6.1 --flavour debug --run unpatched \
+					--workload $w --image 6.1-shrink-window+plant-hang --timeout 180 2>&1
+			done | tee "$hanglog"
+			verdicts hang "$hanglog"
+			[ "$(grep -cE "^(PASS|FAIL) " "$hanglog")" = 2 ] || ko "planted-hang boots did not finish"
+		else
+			ko "6.1: debug build with kernel/debug/*.patch"
+		fi
+		echo "planted hang took $((SECONDS - t0)) s"
+		;;
+	esac
+
+else
+	echo "stress-ng and planted-hang steps: skipped (DCSIM_KERNEL_STRESS=1 runs them)"
+fi
 
 # Counters per boot, for the summary.
-cat "$bootlog" "$stresslog" | grep -E "^  counters "
+cat "$bootlog" "$stresslog" | grep -E "^  counters " || true
 
 summary
