@@ -36,6 +36,8 @@ if [ $tests = 1 ]; then
 	# dcsim-check's fan-out recipe (--shard, --merge) runs with GNU parallel;
 	# its --json is validated with python3-jsonschema.
 	pkgs="$pkgs parallel python3-jsonschema"
+	# The fuzz suite's libFuzzer harnesses (tests/fuzz/run-fuzz.sh).
+	pkgs="$pkgs clang libclang-rt-14-dev"
 	if ! dpkg --print-foreign-architectures | grep -qx ppc64el; then
 		$sudo dpkg --add-architecture ppc64el
 	fi
