@@ -52,7 +52,9 @@ if [ -n "$missing" ]; then
 	sudo=""
 	[ "$(id -u)" = 0 ] || sudo=sudo
 	export DEBIAN_FRONTEND=noninteractive
-	if ! { $sudo apt-get update -q && $sudo apt-get install -y -q --no-install-recommends $missing; } > "/tmp/kernel-ci-apt.log" 2>&1; then
+	# An index that fails to update (a mirror mid-sync) leaves the old lists,
+	# which the install may still find its packages in.
+	if ! { $sudo apt-get update -q || true; $sudo apt-get install -y -q --no-install-recommends $missing; } > "/tmp/kernel-ci-apt.log" 2>&1; then
 		tail -20 /tmp/kernel-ci-apt.log
 		ko "apt-get install"
 		summary

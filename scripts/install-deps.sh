@@ -42,7 +42,18 @@ if [ $tests = 1 ]; then
 		$sudo dpkg --add-architecture ppc64el
 	fi
 fi
-$sudo apt-get update -q
+# A mirror caught mid-sync fails one index now and then ("File has
+# unexpected size"): retry, and if an index still fails, go on with the
+# lists there are; the install below fails only if a package cannot be had.
+apt_update() {
+	for try in 1 2 3; do
+		$sudo apt-get update -q && return 0
+		echo "install-deps: apt-get update failed (try $try of 3)" >&2
+		sleep 10
+	done
+	echo "install-deps: apt-get update kept failing; installing from the lists there are" >&2
+}
+apt_update
 apt_install $pkgs
 if [ $tests = 1 ]; then
 	# Target libraries for the ppc64le cross build run under qemu-ppc64le.
