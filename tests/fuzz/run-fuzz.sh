@@ -11,6 +11,9 @@
 #   --seconds N   how long (default 30; the suite's short run)
 #   --corpus DIR  keep the grown corpus there (default: a temporary copy of
 #             tests/fuzz/seeds/HARNESS, removed at the end)
+#   --log FILE    keep libFuzzer's whole output there (its progress lines:
+#             executions, cov/ft, corpus size, exec/s); default: only the
+#             summary lines are printed
 #
 # The C harnesses are built here with clang and -fsanitize=fuzzer,address,
 # undefined (CLANG, default clang-14, else clang); without a clang that has
@@ -20,14 +23,16 @@
 set -eu
 seconds=30
 keep=
+log=
 while [ $# -gt 2 ]; do
 	case $1 in
 	--seconds) seconds=$2; shift 2 ;;
 	--corpus) keep=$2; shift 2 ;;
-	*) echo "usage: $0 [--seconds N] [--corpus DIR] parse|trace|json|bug BUILDDIR" >&2; exit 2 ;;
+	--log) log=$2; shift 2 ;;
+	*) echo "usage: $0 [--seconds N] [--corpus DIR] [--log FILE] parse|trace|json|bug BUILDDIR" >&2; exit 2 ;;
 	esac
 done
-[ $# -eq 2 ] || { echo "usage: $0 [--seconds N] [--corpus DIR] parse|trace|json|bug BUILDDIR" >&2; exit 2; }
+[ $# -eq 2 ] || { echo "usage: $0 [--seconds N] [--corpus DIR] [--log FILE] parse|trace|json|bug BUILDDIR" >&2; exit 2; }
 h=$1
 build=$(cd "$2" && pwd)
 src=$(cd "$(dirname "$0")/../.." && pwd)
@@ -94,12 +99,14 @@ if [ -n "$stale" ]; then
 	# shellcheck disable=SC2086
 	nice -n 10 "$cc" $flags -o "$exe.tmp" $files $libs && mv "$exe.tmp" "$exe"
 fi
+case $log in ''|/*) ;; *) log=$PWD/$log ;; esac
 cd "$work"
 # One process: a finding stops the run; -print_final_stats for the figures.
 rc=0
 nice -n 10 "$exe" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 \
 	-print_final_stats=1 -artifact_prefix="$build/fuzz-findings-$h-" "$corpus" \
 	>"$work/log" 2>&1 || rc=$?
+[ -z "$log" ] || cp "$work/log" "$log"
 grep -E '^#[0-9]+.*DONE|stat::number_of_executed_units|stat::peak_rss_mb|ERROR:|SUMMARY:|Test unit written' "$work/log" || true
 if [ $rc -ne 0 ]; then
 	tail -60 "$work/log"
