@@ -196,6 +196,7 @@ static size_t describe_holders(char *buf, size_t len)
 static void fail_livelock(const char *how)
 {
 	const struct lthread *b = &ex.pool->lt[ex.strict_by];
+	bool rt = ex.o.sched == DCSIM_EXPLORE_SCHED_RT;
 	char buf[400];
 	size_t len = sizeof(buf), off = 0;
 
@@ -224,11 +225,15 @@ static void fail_livelock(const char *how)
 		off += describe_holders(buf + off, len - off);
 	if (off >= len)
 		memcpy(buf + len - 4, "...", 4);
+	/* Under rt the preemptor may well call cond_resched(): it just yields nothing. */
 	fail_lockedf("livelock (%s priorities): T%d preempted T%d at step %lu, where T%d "
-		     "stopped after %s:%d holding no spinlock, and %s without cond_resched(), "
+		     "stopped after %s:%d holding no spinlock; T%d %s %s, "
 		     "now at %s:%d; T%d never runs again.%s",
-		     ex.o.sched == DCSIM_EXPLORE_SCHED_RT ? "real-time" : "strict", ex.strict_by, ex.strict_victim, ex.strict_since, ex.strict_victim,
-		     ex.strict_func ? ex.strict_func : "(its start)", ex.strict_line, how,
+		     rt ? "real-time" : "strict", ex.strict_by, ex.strict_victim, ex.strict_since,
+		     ex.strict_victim, ex.strict_func ? ex.strict_func : "(its start)",
+		     ex.strict_line, ex.strict_by, how,
+		     rt ? "without a yield (its cond_resched() gives nothing back at real-time "
+		     "priority)" : "without cond_resched()",
 		     b->last_func ? b->last_func : "?", b->last_line, ex.strict_victim, buf);
 }
 
