@@ -3,6 +3,7 @@
 # The checkers' mutation run (docs/no-wrong-pass.md, "Mutation run").
 #
 # usage: scripts/mutate-checkers.sh [--scratch DIR] [MUTANT...]
+#        scripts/mutate-checkers.sh --check
 #
 # Each tests/mutation/NAME.patch plants one plausible slip in a checker
 # feature; its head says the feature and the tests that guard it:
@@ -15,15 +16,21 @@
 # must pass on the unchanged copy; then every mutant is applied on its
 # own, the copy rebuilt, and its tests run: a mutant is killed when one
 # of them fails.  The worktree is never changed.
-# Exit: 0 every mutant killed, 1 a mutant survived (or the baseline failed),
-# 2 usage.
+# --check only tells whether every mutant still applies to the tree as it
+# is (no fuzz) and names its feature and tests (the test mutants-apply):
+# a refactor that moves the code a mutant plants its slip in must bring
+# the mutant along, or the mutation run stops at it.
+# Exit: 0 every mutant killed, 1 a mutant survived (or the baseline failed,
+# or, with --check, a mutant does not apply), 2 usage.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 scratch=
+check_only=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--scratch) scratch=$2; shift 2 ;;
-	-h|--help) sed -n '3,19p' "$0"; exit 0 ;;
+	--check) check_only=1; shift ;;
+	-h|--help) sed -n '3,25p' "$0"; exit 0 ;;
 	-*) echo "usage: $0 [--scratch DIR] [MUTANT...]" >&2; exit 2 ;;
 	*) break ;;
 	esac
@@ -36,6 +43,24 @@ if [ $# -gt 0 ]; then
 	done
 else
 	mutants=$(ls "$top"/tests/mutation/*.patch)
+fi
+if [ -n "$check_only" ]; then
+	bad=0 n=0
+	for m in $mutants; do
+		n=$((n + 1))
+		name=$(basename "$m" .patch)
+		for field in feature tests mutant; do
+			grep -q "^# $field: ." "$m" || { echo "mutate: $name: no '# $field:' line"; bad=1; }
+		done
+		if ! out=$(cd "$top" && patch -p1 --dry-run -F0 -f <"$m" 2>&1) ||
+		   printf '%s\n' "$out" | grep -q 'offset\|fuzz'; then
+			echo "mutate: $name does not apply cleanly to the tree:"
+			printf '%s\n' "$out" | sed 's/^/  /'
+			bad=1
+		fi
+	done
+	[ $bad = 0 ] && echo "mutate: all $n mutants apply"
+	exit $bad
 fi
 if [ -z "$scratch" ]; then
 	scratch=$(mktemp -d "${TMPDIR:-/tmp}/dcsim-mutate.XXXXXX")
