@@ -6,9 +6,14 @@
 # they take today, and by the right detector.  "Caught somewhere" lets a
 # scheduler that preempts less, or a detector that needs more rounds,
 # pass while it finds the bug many times later.
-#   check-detect-bounds.sh DCSIM_CHECK
+#   check-detect-bounds.sh DCSIM_CHECK [KC_PLUGIN]
+# With KC_PLUGIN (kernel-code/libdcsim-kc-corpus.so) it pins the kernel's
+# own 6.12 code instead: k612's shrink_dcache_parent() waits with
+# cond_resched(), which gives the CPU back under strict priorities (the
+# suite passes) and not under rt (a livelock, caught within the bound).
 set -u
 bin=$1
+kc=${2:-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
@@ -40,6 +45,21 @@ pin() {
 	fi
 	w=
 }
+if [ -n "$kc" ]; then
+	pin rt-k612-invalidate 12 - "real-time priorities" --load "$kc" --strategy k612 --sched rt \
+		--scenarios invalidate
+	rc=0
+	"$bin" --load "$kc" --strategy k612 --suites explore --budget quick --sched strict \
+		--scenarios invalidate >"$tmp/strict-k612" 2>&1 || rc=$?
+	if [ "$rc" != 0 ]; then
+		sed -n '/^dcsim-check: FAIL/,/^replay:/p' "$tmp/strict-k612"
+		echo "check-detect-bounds: FAIL: strict-k612-invalidate: exit $rc, want 0 (cond_resched() yields)"
+		fail=1
+	else
+		echo "check-detect-bounds: strict-k612-invalidate: passed"
+	fi
+	exit $fail
+fi
 pin strict-cond-resched 60 - "strict priorities" --strategy fast --fault restore-cond-resched \
 	--sched strict --scenarios invalidate
 pin fair-shrink-parent 26 33000 "fair cycle" --strategy fast \
