@@ -443,19 +443,33 @@ static void check_walk_vs_drop(const struct dscn *s, const struct dcsim_cache_sn
 }
 
 /*
+ * The setup two scenarios share: f and g made in the directory (their ids
+ * noted), f then unlinked while held, so it is negative and still hashed
+ * at count 1.  Return: false when a dentry could not be made (the
+ * scenario is not built).
+ */
+static bool mk_f_unlinked_g(struct dscn *s, struct dcsim_dentry **f, struct dcsim_dentry **g)
+{
+	*f = dscn_mk(s, s->dir, "f", NULL);
+	*g = dscn_mk(s, s->dir, "g", NULL);
+	if (!*f || !*g)
+		return false;
+	s->id_f = dcsim_d_id(*f);
+	s->id_g = dcsim_d_id(*g);
+	dcsim_d_delete(*f);		/* count 1: negative, still hashed */
+	return true;
+}
+
+/*
  * f a cached negative (an unlink left it), REFERENCED; g cached.  T0 creates
  * f in place if its lookup finds it before the prunes kill it.
  */
 static void build_create_in_place(struct dscn *s)
 {
-	struct dcsim_dentry *f = dscn_mk(s, s->dir, "f", NULL);
-	struct dcsim_dentry *g = dscn_mk(s, s->dir, "g", NULL);
+	struct dcsim_dentry *f, *g;
 
-	if (!f || !g)
+	if (!mk_f_unlinked_g(s, &f, &g))
 		return;
-	s->id_f = dcsim_d_id(f);
-	s->id_g = dcsim_d_id(g);
-	dcsim_d_delete(f);		/* count 1: negative, still hashed */
 	warm(s, s->dir, f, "f");
 	warm(s, s->dir, g, "g");
 }
@@ -577,14 +591,10 @@ static void check_prune_negative_create(const struct dscn *s,
  */
 static void build_put_negative_create(struct dscn *s)
 {
-	struct dcsim_dentry *f = dscn_mk(s, s->dir, "f", NULL);
-	struct dcsim_dentry *g = dscn_mk(s, s->dir, "g", NULL);
+	struct dcsim_dentry *f, *g;
 
-	if (!f || !g)
+	if (!mk_f_unlinked_g(s, &f, &g))
 		return;
-	s->id_f = dcsim_d_id(f);
-	s->id_g = dcsim_d_id(g);
-	dcsim_d_delete(f);		/* count 1: negative, still hashed */
 	dcsim_d_set_flags(f, DCSIM_DCACHE_DONTCACHE);
 	s->slot[0][1] = f;
 	s->slot[1][1] = g;
