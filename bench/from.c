@@ -55,44 +55,69 @@ static void rd_bad(struct rd *rd, const char *where, const char *key, const json
 	free(text);
 }
 
+/* What a member must be: a whole number in [umin, umax], else a number in [dmin, dmax]. */
+struct rd_range {
+	bool whole;
+	uint64_t umin, umax;
+	double dmin, dmax;
+};
+
 /*
- * Integer member @key of @obj (named @where in messages) in [min, max]:
- * @absent when it is missing or null (older reports lack some), else an
- * integer in range or an error.
+ * Number member @key of @obj (named @where in messages), checked against
+ * @r: the one check behind rd_uint() and rd_real().  Whole numbers are
+ * compared as integers (COUNT_MAX has no exact double).
+ * Return: 0 when it is missing or null (older reports lack some members;
+ * null is the writer's non-finite), 1 when it is in range (*u or *d set),
+ * -1 after reporting anything else.
  */
+static int rd_num(struct rd *rd, const json_t *obj, const char *where, const char *key,
+		  const struct rd_range *r, uint64_t *u, double *d)
+{
+	const json_t *j = json_object_get(obj, key);
+	char want[96];
+
+	if (!j || json_is_null(j))
+		return 0;
+	if (r->whole) {
+		json_int_t v = json_is_integer(j) ? json_integer_value(j) : -1;
+
+		if (json_is_integer(j) && v >= 0 && (uint64_t)v >= r->umin && (uint64_t)v <= r->umax) {
+			*u = (uint64_t)v;
+			return 1;
+		}
+		snprintf(want, sizeof(want), "a whole number in %" PRIu64 "..%" PRIu64, r->umin,
+			 r->umax);
+	} else {
+		double v = bj_num(j);
+
+		if (json_is_number(j) && v >= r->dmin && v <= r->dmax) {
+			*d = v;
+			return 1;
+		}
+		snprintf(want, sizeof(want), "a number in %g..%g", r->dmin, r->dmax);
+	}
+	rd_bad(rd, where, key, j, want);
+	return -1;
+}
+
+/* An integer member in [min, max]; missing, null or bad: @absent (bad is an error too). */
 static uint64_t rd_uint(struct rd *rd, const json_t *obj, const char *where, const char *key,
 			uint64_t min, uint64_t max, uint64_t absent)
 {
-	const json_t *j = json_object_get(obj, key);
-	char want[96];
-	json_int_t v;
+	const struct rd_range r = { .whole = true, .umin = min, .umax = max };
+	uint64_t v;
 
-	if (!j || json_is_null(j))
-		return absent;
-	v = json_is_integer(j) ? json_integer_value(j) : -1;
-	if (json_is_integer(j) && v >= 0 && (uint64_t)v >= min && (uint64_t)v <= max)
-		return (uint64_t)v;
-	snprintf(want, sizeof(want), "a whole number in %" PRIu64 "..%" PRIu64, min, max);
-	rd_bad(rd, where, key, j, want);
-	return absent;
+	return rd_num(rd, obj, where, key, &r, &v, NULL) == 1 ? v : absent;
 }
 
-/* A real member in [min, max]; null (the writer's non-finite) or missing: @dflt. */
+/* A real member in [min, max]; missing, null or bad: @dflt (bad is an error too). */
 static double rd_real(struct rd *rd, const json_t *obj, const char *where, const char *key,
 		      double min, double max, double dflt)
 {
-	const json_t *j = json_object_get(obj, key);
-	char want[96];
+	const struct rd_range r = { .dmin = min, .dmax = max };
 	double v;
 
-	if (!j || json_is_null(j))
-		return dflt;
-	v = bj_num(j);
-	if (json_is_number(j) && v >= min && v <= max)
-		return v;
-	snprintf(want, sizeof(want), "a number in %g..%g", min, max);
-	rd_bad(rd, where, key, j, want);
-	return dflt;
+	return rd_num(rd, obj, where, key, &r, NULL, &v) == 1 ? v : dflt;
 }
 
 /* An array element in [min, max] ("config.cpus[3]"). */
