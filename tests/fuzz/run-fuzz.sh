@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Fuzz one parser (docs/no-wrong-pass.md, "Fuzzing").
 #
-# usage: tests/fuzz/run-fuzz.sh [--seconds N] [--corpus DIR] HARNESS BUILDDIR
+# usage: tests/fuzz/run-fuzz.sh [--seconds N] [--corpus DIR] [--timeout N] [--log FILE]
+#                               HARNESS BUILDDIR
 #   HARNESS   parse (the number parser), trace (the trace parser), json
 #             (dcsim-bench --from/--compare readers), bug (the .bug parser,
 #             corpus/corpus.py, with bugfuzz.py)
@@ -11,6 +12,9 @@
 #   --seconds N   how long (default 30; the suite's short run)
 #   --corpus DIR  keep the grown corpus there (default: a temporary copy of
 #             tests/fuzz/seeds/HARNESS, removed at the end)
+#   --timeout N   an input that runs longer than N wall-clock seconds is a
+#             finding (default 20; libFuzzer's timer is wall-clock, so a
+#             long run niced on a loaded machine needs more)
 #   --log FILE    keep libFuzzer's whole output there (its progress lines:
 #             executions, cov/ft, corpus size, exec/s); default: only the
 #             summary lines are printed
@@ -24,15 +28,17 @@ set -eu
 seconds=30
 keep=
 log=
+timeout=20
 while [ $# -gt 2 ]; do
 	case $1 in
 	--seconds) seconds=$2; shift 2 ;;
 	--corpus) keep=$2; shift 2 ;;
 	--log) log=$2; shift 2 ;;
-	*) echo "usage: $0 [--seconds N] [--corpus DIR] [--log FILE] parse|trace|json|bug BUILDDIR" >&2; exit 2 ;;
+	--timeout) timeout=$2; shift 2 ;;
+	*) echo "usage: $0 [--seconds N] [--corpus DIR] [--timeout N] [--log FILE] parse|trace|json|bug BUILDDIR" >&2; exit 2 ;;
 	esac
 done
-[ $# -eq 2 ] || { echo "usage: $0 [--seconds N] [--corpus DIR] [--log FILE] parse|trace|json|bug BUILDDIR" >&2; exit 2; }
+[ $# -eq 2 ] || { echo "usage: $0 [--seconds N] [--corpus DIR] [--timeout N] [--log FILE] parse|trace|json|bug BUILDDIR" >&2; exit 2; }
 h=$1
 build=$(cd "$2" && pwd)
 src=$(cd "$(dirname "$0")/../.." && pwd)
@@ -103,7 +109,7 @@ case $log in ''|/*) ;; *) log=$PWD/$log ;; esac
 cd "$work"
 # One process: a finding stops the run; -print_final_stats for the figures.
 rc=0
-nice -n 10 "$exe" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 \
+nice -n 10 "$exe" -max_total_time="$seconds" -timeout="$timeout" -rss_limit_mb=2048 \
 	-print_final_stats=1 -artifact_prefix="$build/fuzz-findings-$h-" "$corpus" \
 	>"$work/log" 2>&1 || rc=$?
 [ -z "$log" ] || cp "$work/log" "$log"
