@@ -15,7 +15,12 @@
  *     priorities some execution preempts the flag's writer and none
  *     livelocks (the waiter's cond_resched() gives the CPU back); under
  *     real-time priorities it is caught as a livelock (a real-time
- *     preemptor's cond_resched() gives nothing back).
+ *     preemptor's cond_resched() gives nothing back).  Under rt twice:
+ *     with the preemption drawn from the first 20 steps, where it may
+ *     begin while the waiter is already blocked in cond_resched(), and
+ *     from the first step, where it begins before the waiter's first
+ *     cond_resched(): only there does an rt that yields at cond_resched()
+ *     let the victim run, and pass.
  *
  * The end-to-end guards are kernel-code-strict-k612 (k612's invalidate
  * passes under strict) and check-detect-bounds-kc (and is caught under rt).
@@ -118,7 +123,8 @@ static void flag_thread(void *state, unsigned int tid)
 		kc_cond_resched();
 }
 
-static int run_wait(enum dcsim_explore_sched sched, struct dcsim_explore_result *r)
+static int run_wait(enum dcsim_explore_sched sched, unsigned long window,
+		    struct dcsim_explore_result *r)
 {
 	const struct dcsim_scenario sc = {
 		.name = "kc-resched-wait", .nthreads = 2, .setup = flag_setup,
@@ -131,7 +137,7 @@ static int run_wait(enum dcsim_explore_sched sched, struct dcsim_explore_result 
 	o.mode = DCSIM_EXPLORE_RANDOM;
 	o.iterations = 300;
 	o.sched = sched;
-	o.strict_window = 20;
+	o.strict_window = window;
 	o.strict_steps = 2000;
 	o.quiet = getenv("DCSIM_TEST_VERBOSE") == NULL;
 	return dcsim_explore_run(&sc, &o, r);
@@ -142,19 +148,21 @@ static void check_wait(void)
 	struct dcsim_explore_result r;
 	int rc;
 
-	rc = run_wait(DCSIM_EXPLORE_SCHED_STRICT, &r);
+	rc = run_wait(DCSIM_EXPLORE_SCHED_STRICT, 20, &r);
 	CHECK(rc == 0, "strict: the wait with kc_cond_resched() failed (exit %d): %s", rc,
 	      r.failure);
 	CHECK(r.preemptions > 0, "strict: no execution of %lu preempted a thread", r.executions);
 	printf("test-kc-resched: strict: %lu executions, %lu preempted, none livelocked\n",
 	       r.executions, r.preemptions);
-	rc = run_wait(DCSIM_EXPLORE_SCHED_RT, &r);
-	CHECK(rc == 1 && strstr(r.failure, "livelock (real-time priorities)"),
-	      "rt: the wait was not caught as a real-time livelock (exit %d): %s", rc,
-	      r.failure);
-	if (rc == 1)
-		printf("test-kc-resched: rt: caught at execution %lu: %.120s...\n",
-		       r.first_failure, r.failure);
+	for (unsigned long window = 20; window; window = window > 1 ? 1 : 0) {
+		rc = run_wait(DCSIM_EXPLORE_SCHED_RT, window, &r);
+		CHECK(rc == 1 && strstr(r.failure, "livelock (real-time priorities)"),
+		      "rt, preempted within %lu steps: the wait was not caught as a real-time "
+		      "livelock (exit %d): %s", window, rc, r.failure);
+		if (rc == 1)
+			printf("test-kc-resched: rt, preempted within %lu steps: caught at execution "
+			       "%lu: %.100s...\n", window, r.first_failure, r.failure);
+	}
 }
 
 int main(void)
