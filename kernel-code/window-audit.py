@@ -84,17 +84,25 @@ LOCK_CALLS = {
 }
 
 # Windows that no scenario can reach, and why (--coverage accepts these).
-NO_RENAME = ("opened only where d_parent changed under the code (a rename); dcsim "
-             "has no rename (src/model/cache.c: the name and parent never change "
-             "while a dentry is reachable)")
 UNREACHABLE = {
-    "__lock_parent:parent-d_lock:2": NO_RENAME,
-    "shrink_lock_dentry:parent-d_lock:3": NO_RENAME,
-    "dget_parent:d_lock:2": NO_RENAME,
-    "d_walk:parent-d_lock:5": "rename_retry: the shims' need_seqretry() is 0 (no rename, "
-                              "kernel-code/include/kc/dcache.h)",
     "d_walk:d_lock:3": "D_WALK_SKIP: none of the extracted callbacks (select_collect(), "
-                       "select_collect2(), find_submount()) returns it",
+                       "select_collect2(), find_submount()) returns it; those that do "
+                       "(path_check_mount(), d_genocide_kill()) need mounts or an "
+                       "operation dcsim does not have",
+}
+
+# Windows that a scenario reaches, but so seldom that the default budget
+# may miss them (--coverage does not require them; docs/windows.md says so
+# when its run missed them).  Measured with the explore suite under
+# --sched window.
+RENAME_IN_WINDOW = ("a lookup and a rename of the dentry must both fall inside the "
+                    "window, the rename holding the parent while this code reads "
+                    "d_parent and then waits for it (rename-vs-put, rename-vs-prune): "
+                    "reached at the soak budget (k61, 2500 executions per mode), "
+                    "seldom at the default")
+RARE = {
+    "__lock_parent:parent-d_lock:2": RENAME_IN_WINDOW,
+    "shrink_lock_dentry:parent-d_lock:3": RENAME_IN_WINDOW,
 }
 
 RECHECKS = [
@@ -600,8 +608,9 @@ def render(res, counts):
                             for ln, k, l in w["retakes"])
             c = vc.get((w["func"], w["line"]))
             if w["id"] in UNREACHABLE and not c:
-                cs = "unreachable: %s" % UNREACHABLE[w["id"]]
-                cells = "%s | | " % cs
+                cells = "unreachable: %s | | " % UNREACHABLE[w["id"]]
+            elif w["id"] in RARE and not c:
+                cells = "not reached in this run: %s | | " % RARE[w["id"]]
             elif counts:
                 c = c or [0, 0, 0]
                 cells = "%d | %d | %d" % tuple(c)
@@ -697,7 +706,7 @@ def main():
             vc = counts.get(variant, {})
             for w in res[variant]:
                 c = vc.get((w["func"], w["line"]))
-                if (not c or not c[0]) and w["id"] not in UNREACHABLE:
+                if (not c or not c[0]) and w["id"] not in UNREACHABLE and w["id"] not in RARE:
                     missing.append("%s %s (line %d)" % (variant, w["id"], w["line"]))
                 elif c and c[0] and w["id"] in UNREACHABLE:
                     missing.append("%s %s (line %d): reached, but UNREACHABLE says why "

@@ -242,6 +242,20 @@ DCSIM_API struct dcsim_dentry *dcsim_dget(struct dcsim_dentry *dentry);
 DCSIM_API struct dcsim_dentry *dcsim_dget_parent(struct dcsim_dentry *dentry);
 
 /**
+ * dcsim_d_move() - models d_move() (rename(2) to another directory, or the
+ * same, under the same name): rename_lock as a seqlock writer, the parents'
+ * d_lock in the kernel's order, the dentry's nested; it is unhashed, moved
+ * to @new_parent's children (the child's reference on its parent moves
+ * with it) and hashed there again if it was hashed.  The caller holds a
+ * reference on @dentry, on @new_parent and on the old parent, and, as the
+ * kernel's lock_rename() does, keeps the two directories' other namespace
+ * changes away (no hashed child @dentry's name exists in @new_parent).
+ * Return: 0; -EINVAL for a root, a move into @dentry itself or below it,
+ * or a dead directory (warned).
+ */
+DCSIM_API int dcsim_d_move(struct dcsim_dentry *dentry, struct dcsim_dentry *new_parent);
+
+/**
  * dcsim_dput() - models dput(): drop a reference with the cache's strategy.
  * An unused dentry is retained (LRU) or killed, and a kill drops the
  * reference on the parent, walking up the tree.  dcsim_dput(NULL) is a no-op.

@@ -79,6 +79,10 @@ enum dcsim_dcache_scenario {
 	 */
 	DCSIM_DSCN_PRUNE_NEGATIVE_CREATE,
 	DCSIM_DSCN_PUT_NEGATIVE_CREATE,	/* the killing put of a negative against a create over it */
+	DCSIM_DSCN_RENAME_VS_PUT,	/* a killing put of f against a lookup and rename of f */
+	DCSIM_DSCN_RENAME_VS_PRUNE,	/* a prune of f against a lookup and rename of f */
+	DCSIM_DSCN_RENAME_VS_DGET_PARENT, /* dget_parent(f) against a rename of f */
+	DCSIM_DSCN_RENAME_VS_INVALIDATE, /* d_invalidate(p) against a rename of p's child */
 	DCSIM_DSCN_NR
 };
 

@@ -22,9 +22,10 @@
  * The start directory stands for the process's cwd: the caller keeps it
  * alive (a reference of its own, as the kernel's fs->pwd holds one) for
  * the length of the call.  RCU-walk takes no reference on it; ref-walk
- * takes one and drops it.  There is no rename in the model, so d_parent
- * and names never change; d_seq moves when a dentry is unhashed
- * (__d_drop()) or loses its inode (unlink, kill).
+ * takes one and drops it.  Names never change; d_parent changes only by
+ * a rename (dcsim_d_move()), which the walk does not follow (no "..");
+ * d_seq moves when a dentry is unhashed (__d_drop(), a rename) or loses
+ * its inode (unlink, kill).
  */
 
 #include <stdint.h>

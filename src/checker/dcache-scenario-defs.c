@@ -600,6 +600,89 @@ static void build_put_negative_create(struct dscn *s)
 	s->slot[1][1] = g;
 }
 
+/*
+ * The rename scenarios: d/{f,g} and the directory e (a sibling of d), f
+ * and g warm; f DONTCACHE, so that every serial order ends with f killed
+ * (its last put kills it, wherever it lives then).  T1 holds e.
+ */
+static void build_rename(struct dscn *s)
+{
+	struct dcsim_dentry *e = dscn_mk(s, s->root, "e", NULL);
+
+	if (!e || !warm_fg(s))
+		return;
+	s->slot[1][2] = e;
+}
+
+/* As build_rename(); T0 holds f, T2 holds g. */
+static void build_rename_vs_put(struct dscn *s)
+{
+	build_rename(s);
+	if (s->broken)
+		return;
+	s->slot[0][1] = lookup(s, s->dir, "f");
+	s->slot[2][1] = lookup(s, s->dir, "g");
+	if (s->slot[0][1])
+		dcsim_d_set_flags(s->slot[0][1], DCSIM_DCACHE_DONTCACHE);
+}
+
+/*
+ * d/{f,g} and the directory e; f and g unused on the LRU, not REFERENCED,
+ * f DONTCACHE.  T1 holds e, T2 holds g.
+ */
+static void build_rename_vs_prune(struct dscn *s)
+{
+	struct dcsim_dentry *e = dscn_mk(s, s->root, "e", NULL);
+	struct dcsim_dentry *f = dscn_mk(s, s->dir, "f", NULL);
+	struct dcsim_dentry *g = dscn_mk(s, s->dir, "g", NULL);
+
+	if (!e || !f || !g)
+		return;
+	s->id_f = dcsim_d_id(f);
+	s->id_g = dcsim_d_id(g);
+	warm(s, s->dir, f, "f");
+	warm(s, s->dir, g, "g");
+	dcsim_prune(s->cache, 2);	/* neither REFERENCED now */
+	/* f is unused and cached: the pointer is good until the threads run */
+	dcsim_d_set_flags(f, DCSIM_DCACHE_DONTCACHE);
+	s->slot[1][2] = e;
+	s->slot[2][1] = lookup(s, s->dir, "g");
+}
+
+/* As build_rename(); T0, T1 and T2 hold f, T2 holds e too. */
+static void build_rename_vs_dget_parent(struct dscn *s)
+{
+	build_rename(s);
+	if (s->broken)
+		return;
+	s->slot[0][1] = lookup(s, s->dir, "f");
+	s->slot[1][1] = lookup(s, s->dir, "f");
+	s->slot[2][1] = lookup(s, s->dir, "f");
+	s->slot[2][2] = dcsim_dget(s->slot[1][2]);	/* e, the directory it moves f out of */
+}
+
+/*
+ * d/p/{f,g}, warm (REFERENCED: a final put that races a prune sets it
+ * after the count reached 0, which no serial order shows) and the
+ * directory e; T0 holds p, T1 holds f, e and p.
+ */
+static void build_rename_vs_invalidate(struct dscn *s)
+{
+	struct dcsim_dentry *e = dscn_mk(s, s->root, "e", NULL);
+	struct dcsim_dentry *p = dscn_mk(s, s->dir, "p", NULL);
+	struct dcsim_dentry *f = p ? dscn_mk(s, p, "f", NULL) : NULL;
+	struct dcsim_dentry *g = p ? dscn_mk(s, p, "g", NULL) : NULL;
+
+	if (!e || !f || !g)
+		return;
+	warm(s, p, f, "f");
+	warm(s, p, g, "g");
+	s->slot[0][1] = p;
+	s->slot[1][1] = lookup(s, p, "f");
+	s->slot[1][2] = e;
+	s->slot[1][3] = dcsim_dget(p);	/* a rename's caller holds the old directory */
+}
+
 /* The table: see struct scn_def. */
 const struct scn_def scn_defs[DCSIM_DSCN_NR] = {
 	[DCSIM_DSCN_FINAL_DPUTS] = { "final-dputs", build_final_dputs, {
@@ -707,8 +790,7 @@ const struct scn_def scn_defs[DCSIM_DSCN_NR] = {
 	/*
 	 * The RCU-walk scenarios (src/model/namei.c).  Each WALK asserts
 	 * that what it returns is positive; its fallbacks are labelled
-	 * walk_rcu_* (dcache-cover.h).  Rename is out of reach: the model
-	 * has none.
+	 * walk_rcu_* (dcache-cover.h).  None renames under a walk.
 	 */
 	/* d/a/{f,g}: T1 kills f (drop + final put) while T0 walks to it. */
 	[DCSIM_DSCN_WALK_VS_KILL] = { "walk-vs-kill", build_walk_afg, {
@@ -808,6 +890,52 @@ const struct scn_def scn_defs[DCSIM_DSCN_NR] = {
 		{ DPUT(1) },
 		{ DROP(1), DPUT(1) },
 		{ LOOKUP(0, "f", 1), INSTANTIATE(1), DPUT(1) } } },
+	/*
+	 * The rename scenarios (src/model/rename.c): a rename changes
+	 * d_parent under code that dropped d_lock to take the parent's in
+	 * order.  T0's put of the DONTCACHE f kills it; its trylock of d
+	 * fails while T2's kill of g (or T1's rename) holds d, so it drops
+	 * f's lock to take d's (__lock_parent()).  Meanwhile T1 looks f up
+	 * and moves it to e: d is no longer f's parent when T0 gets it, and
+	 * T0 must let d go and lock e (docs/windows.md:
+	 * __lock_parent:parent-d_lock:2).
+	 */
+	[DCSIM_DSCN_RENAME_VS_PUT] = { "rename-vs-put", build_rename_vs_put, {
+		{ DPUT(1) },
+		{ LOOKUP(0, "f", 1), RENAME(1, 2), DPUT(1), DPUT(2) },
+		{ DROP(1), DPUT(1) } } },
+	/*
+	 * T0's prune takes f; its trylock of d fails while T2's kill of g
+	 * (or T1's rename) holds d, and it drops f's lock to take d's in
+	 * order (shrink_lock_dentry()).  Meanwhile T1 looks f up and moves
+	 * it to e: after the relock d is not f's parent (6.1 gives f up:
+	 * shrink_lock_dentry:parent-d_lock:3).
+	 */
+	[DCSIM_DSCN_RENAME_VS_PRUNE] = { "rename-vs-prune", build_rename_vs_prune, {
+		{ PRUNE(1) },
+		{ LOOKUP(0, "f", 1), RENAME(1, 2), DPUT(1), DPUT(2) },
+		{ DROP(1), DPUT(1) } } },
+	/*
+	 * T1 moves f to e and T2 moves it back to d while T0 takes a
+	 * reference on f's parent: a rename's d_seq write sends dget_parent()
+	 * to its locked path, where the parent it read may no longer be f's
+	 * once it has its lock, after the other rename (dget_parent:d_lock:2).
+	 */
+	[DCSIM_DSCN_RENAME_VS_DGET_PARENT] = { "rename-vs-dget-parent",
+		build_rename_vs_dget_parent, {
+		{ DGET_PARENT(1, 2), DPUT(2), DPUT(1) },
+		{ RENAME(1, 2), DPUT(1), DPUT(2) },
+		{ RENAME(1, 0), DPUT(1), DPUT(2) } } },
+	/*
+	 * T0's d_invalidate() of p walks p's children (d_walk()) while T1
+	 * moves f out of p to e: the walk sees rename_lock's sequence move
+	 * and walks again with rename_lock held (d_walk:parent-d_lock:5).
+	 */
+	[DCSIM_DSCN_RENAME_VS_INVALIDATE] = { "rename-vs-invalidate",
+		build_rename_vs_invalidate, {
+		{ INVALIDATE(1), DPUT(1) },
+		{ RENAME(1, 2), DPUT(1), DPUT(2), DPUT(3) },
+		{ PRUNE(1) } } },
 };
 
 _Static_assert(sizeof(scn_defs) / sizeof(scn_defs[0]) == DCSIM_DSCN_NR,

@@ -89,6 +89,12 @@ static void spec_step(struct spec *sp, uint32_t *slot, const struct sop *op)
 	bool needs_a = op->kind != OP_PRUNE && op->kind != OP_SHRINK_ALL;
 	unsigned long got = 0;
 
+	if (op->kind == OP_RENAME) {
+		/* both references are needed: the dentry's and its new directory's */
+		if (a && slot[op->dst])
+			spec_apply(sp, OP_RENAME, a, slot[op->dst], NULL);
+		return;
+	}
 	if (a || !needs_a)
 		got = spec_apply(sp, (enum spec_op)op->kind, a, op->n, op->name);
 	switch (op->kind) {

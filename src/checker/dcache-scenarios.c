@@ -137,6 +137,11 @@ static void run_op(struct dscn *s, unsigned int tid, const struct sop *op)
 		if (a)
 			dcsim_d_set_flags(a, op->n);
 		break;
+	case OP_RENAME:
+		/* a scenario renames only what it may: it must work */
+		if (a && slot[op->dst])
+			dcsim_explore_assert(dcsim_d_move(a, slot[op->dst]) == 0);
+		break;
 	case OP_DPUT_UNOWNED:
 		dcsim_dput(a);
 		slot[op->a] = NULL;
@@ -219,6 +224,10 @@ static void post_overlap(struct dscn_post *p, const struct sop *op, struct dcsim
 		break;
 	case OP_DPUT_UNOWNED:
 		postcond_skip(&p->pc, "a put without a reference overlapped it");
+		break;
+	case OP_RENAME:
+		/* what the walk had to cover changed under it */
+		postcond_skip(&p->pc, "a rename overlapped it");
 		break;
 	case OP_DROP:
 	case OP_DELETE:

@@ -42,6 +42,7 @@ enum spec_op {
 	OP_LOOKUP_HIT,		/* OP_LOOKUP which must find it */
 	OP_LOOKUP_MISS,		/* OP_LOOKUP which must not */
 	OP_DPUT_UNOWNED,	/* misuse: dput(a) without owning a reference (nothing on the spec) */
+	OP_RENAME,		/* d_move(a) into the directory n (a scenario: its slot dst) */
 	OP_NR
 };
 
@@ -57,7 +58,7 @@ unsigned int spec_split_path(const char *path, char (*buf)[16], const char **nam
  * @op:   the operation
  * @a:    the dentry it acts on (for alloc, lookup, walk: the parent or start)
  * @n:    add: positive if n & 1; set_op: the enum spec_op_kind; set_flags:
- *        the flags; prune: how many to scan
+ *        the flags; prune: how many to scan; rename: the new parent
  * @name: alloc, lookup, alloc+add: the name; walk: the path ("x/y")
  *
  * The caller has checked that @op is valid in @s's state.

@@ -44,6 +44,7 @@ struct sop {
 #define LOOKUP_HIT(p, nm, d)	{ OP_LOOKUP_HIT, p, d, 0, nm }
 #define LOOKUP_MISS(p, nm, d)	{ OP_LOOKUP_MISS, p, d, 0, nm }
 #define DROP(s)			{ OP_DROP, s, 0, 0, NULL }
+#define RENAME(s, p)		{ OP_RENAME, s, p, 0, NULL }	/* move slot s into slot p */
 #define DELETE(s)		{ OP_DELETE, s, 0, 0, NULL }
 #define INVALIDATE(s)		{ OP_INVALIDATE, s, 0, 0, NULL }
 #define PRUNE(k)		{ OP_PRUNE, 0, 0, k, NULL }

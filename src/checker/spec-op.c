@@ -86,6 +86,9 @@ unsigned long spec_apply(struct spec *s, enum spec_op op, uint32_t a, uint32_t n
 
 		return spec_walk(s, a, names, nr);
 	}
+	case OP_RENAME:
+		spec_rename(s, a, n);
+		return 0;
 	case OP_DPUT_UNOWNED:	/* the spec has no misuse: the model only warns */
 	case OP_END:
 	case OP_NR:

@@ -247,6 +247,14 @@ void spec_drop(struct spec *s, uint32_t id)
 	s->d[id].hashed = false;
 }
 
+/* d_move(): the child's reference on its parent moves with it. */
+void spec_rename(struct spec *s, uint32_t id, uint32_t parent)
+{
+	s->d[s->d[id].parent].count--;
+	s->d[parent].count++;
+	s->d[id].parent = parent;
+}
+
 /* d_delete(): the only user makes it negative; otherwise unhash. */
 void spec_delete(struct spec *s, uint32_t id)
 {

@@ -67,6 +67,8 @@ void spec_drop(struct spec *s, uint32_t id);
 /* dcsim_path_walk() from @start (0: ENOENT); the leaf gets a reference. */
 uint32_t spec_walk(struct spec *s, uint32_t start, const char *const *names, unsigned int nr);
 void spec_delete(struct spec *s, uint32_t id);
+/* d_move(): @id (not a root) moves under @parent, keeping its name and its hashed state. */
+void spec_rename(struct spec *s, uint32_t id, uint32_t parent);
 void spec_invalidate(struct spec *s, uint32_t id);
 unsigned long spec_prune(struct spec *s, unsigned long nr);
 unsigned long spec_shrink_all(struct spec *s);

@@ -96,7 +96,7 @@ bool dcsim_d_is_root(const struct dcsim_dentry *d)
 	return IS_ROOT((struct dcsim_dentry *)d);
 }
 
-/* The name never changes while the dentry is reachable (no rename in the model). */
+/* The name never changes while the dentry is reachable (a rename keeps it). */
 const char *dcsim_d_name(const struct dcsim_dentry *d)
 {
 	return d->d_name;
@@ -303,7 +303,7 @@ void dcsim_d_clear_flags(struct dcsim_dentry *d, uint32_t flags)
 /* ---- hashing -------------------------------------------------------------- */
 
 /* models fs/dcache.c:__d_rehash(); d_lock held */
-static void __d_rehash(struct dcsim_dentry *d)
+void dcache_d_rehash_locked(struct dcsim_dentry *d)
 {
 	struct dcsim_cache *c = d->d_cache;
 	struct dcache_bucket *b = d_hash_bucket(c, d->d_parent, d->d_name_hash);
@@ -330,7 +330,7 @@ void dcsim_d_rehash(struct dcsim_dentry *d)
 		d_unlock(d);
 		return;
 	}
-	__d_rehash(d);
+	dcache_d_rehash_locked(d);
 	d_unlock(d);
 }
 
@@ -359,7 +359,7 @@ void dcsim_d_add(struct dcsim_dentry *d, bool positive)
 	}
 	if (inode)
 		__d_set_inode(d, inode, DCSIM_DCACHE_REGULAR_TYPE);
-	__d_rehash(d);
+	dcache_d_rehash_locked(d);
 	d_unlock(d);
 	if (inode)
 		dcsim_spin_unlock(&inode->i_lock);
@@ -387,7 +387,7 @@ int dcsim_d_add_link(struct dcsim_dentry *d, struct dcsim_dentry *target)
 		d_lock(d);
 		if (!IS_ROOT(d) && d_cnt(d) > 0 && d_unhashed(d) && !READ_ONCE(d->d_inode)) {
 			__d_set_inode(d, inode, DCSIM_DCACHE_REGULAR_TYPE);
-			__d_rehash(d);
+			dcache_d_rehash_locked(d);
 			err = 0;
 		}
 		d_unlock(d);
@@ -509,7 +509,7 @@ static struct dcsim_dentry *d_hash_match(struct dcsim_dentry *d, struct dcsim_de
 			continue;
 		if (READ_ONCE(d->d_name_hash) != hash || READ_ONCE(d->d_name_len) != len)
 			continue;
-		/* Name bytes are immutable while the dentry is reachable (no rename). */
+		/* Name bytes are immutable while the dentry is reachable (a rename keeps them). */
 		if (memcmp(d->d_name, name, len))
 			continue;
 		*seqp = seq;
@@ -618,10 +618,16 @@ static struct dcsim_dentry *dcache_dget_parent(struct dcsim_dentry *d)
 		dcsim_dput(p);
 	}
 	dcache_cover(DCSIM_COVER_DGET_PARENT_SLOW);
-	/* Locked: no rename in the model, so d_parent cannot change under us. */
+	/* Locked: the parent's d_lock keeps a rename from moving d away from it. */
 	dcsim_rcu_read_lock();
+again:
 	p = READ_ONCE(d->d_parent);
 	d_lock(p);
+	if (unlikely(READ_ONCE(d->d_parent) != p)) {
+		/* Renamed between the read and the lock (rename.c): read it again. */
+		d_unlock(p);
+		goto again;
+	}
 	dcsim_rcu_read_unlock();
 	WARN_ON_ONCE(d_cnt(p) <= 0);
 	d_set_cnt(p, d_cnt(p) + 1);

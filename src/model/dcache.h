@@ -73,6 +73,15 @@ struct dcsim_cache {
 	/* root dentries (the kernel's s_roots / s_root) */
 	dcsim_spinlock_t roots_lock dcsim_cacheline_aligned;
 	struct dcsim_hlist_node *roots;
+
+	/*
+	 * models fs/dcache.c's rename_lock (a seqlock_t; the kernel's is
+	 * global, one per cache here): the writer's spinlock, which also
+	 * serialises the renames (as s_vfs_rename_mutex does), and its
+	 * sequence, odd while a rename is under way (rename.c).
+	 */
+	dcsim_spinlock_t rename_lock dcsim_cacheline_aligned;
+	uint32_t rename_seq;
 };
 
 /*
@@ -193,7 +202,7 @@ static inline bool dcache_alive(const struct dcsim_cache *c)
 /* lock-classes.c: each lock's class, given where it is initialised */
 extern const struct dcsim_lock_class dcache_class_d_lock, dcache_class_i_lock,
 	dcache_class_i_rwsem, dcache_class_lru_lock, dcache_class_hash_lock,
-	dcache_class_roots_lock;
+	dcache_class_roots_lock, dcache_class_rename_lock;
 #define d_lock(d)		dcsim_spin_lock(&(d)->d_lockref.lock)
 #define d_lock_nested(d)	dcsim_spin_lock_nested(&(d)->d_lockref.lock, DCACHE_D_LOCK_NESTED)
 #define d_trylock(d)		dcsim_spin_trylock(&(d)->d_lockref.lock)
@@ -448,6 +457,7 @@ void d_lru_del(struct dcsim_dentry *d);
 void d_shrink_add(struct dcsim_dentry *d, struct dcsim_list_head *list);
 void d_shrink_del(struct dcsim_dentry *d);
 void __d_drop(struct dcsim_dentry *d);
+void dcache_d_rehash_locked(struct dcsim_dentry *d);	/* __d_rehash(): d_lock held */
 uint32_t d_hash_name(const char *name, size_t len);
 struct dcsim_dentry *__d_lookup_rcu(struct dcsim_dentry *parent, const char *name, uint32_t len,
 				    uint32_t hash, uint32_t *seqp);
@@ -499,6 +509,12 @@ unsigned long shrink_dentry_list(struct dcsim_cache *c, struct dcsim_list_head *
 unsigned long dcache_prune(struct dcsim_cache *c, unsigned long nr_to_scan);
 unsigned long dcache_shrink_all(struct dcsim_cache *c);
 void dcache_d_invalidate(struct dcsim_dentry *d);
+
+/* rename.c: rename_lock's read side (read_seqbegin() and kin) */
+uint32_t dcache_rename_read_begin(struct dcsim_cache *c);
+bool dcache_rename_read_retry(struct dcsim_cache *c, uint32_t seq);
+void dcache_rename_lock_excl(struct dcsim_cache *c);
+void dcache_rename_unlock_excl(struct dcsim_cache *c);
 
 /*
  * Instrumented flavour: record a new dentry's name for the explorer's reports

@@ -209,7 +209,8 @@ int dcsim_d_instantiate(struct dcsim_dentry *d)
 		return -EINVAL;
 	/*
 	 * The parent is pinned by our child's reference, and its inode with
-	 * it (see dir_inode()); no rename in the model, so d_parent is fixed.
+	 * it (see dir_inode()); a rename of it is kept away by the create lock
+	 * our caller holds (dcsim_d_move()), so d_parent is fixed.
 	 */
 	dir = IS_ROOT(d) ? NULL : dir_inode(READ_ONCE(d->d_parent));
 	if (WARN_ON_ONCE(!dir || !dcsim_rwsem_is_locked(&dir->i_rwsem)))

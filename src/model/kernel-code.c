@@ -31,6 +31,26 @@ void dcsim_kc___dentry_kill(struct dcsim_dentry *d)
 		dstat_inc(c, DCSIM_CS_PARENT_PUT);
 }
 
+unsigned int dcsim_kc_rename_read_begin(struct dcsim_dentry *d)
+{
+	return dcache_rename_read_begin(d->d_cache);
+}
+
+bool dcsim_kc_rename_read_retry(struct dcsim_dentry *d, unsigned int seq)
+{
+	return dcache_rename_read_retry(d->d_cache, seq);
+}
+
+void dcsim_kc_rename_lock_excl(struct dcsim_dentry *d)
+{
+	dcache_rename_lock_excl(d->d_cache);
+}
+
+void dcsim_kc_rename_unlock_excl(struct dcsim_dentry *d)
+{
+	dcache_rename_unlock_excl(d->d_cache);
+}
+
 void dcsim_kc___d_drop(struct dcsim_dentry *d)
 {
 	__d_drop(d);

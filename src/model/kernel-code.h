@@ -48,6 +48,17 @@ struct dcsim_dcache_ops {
  */
 DCSIM_API void dcsim_kc___dentry_kill(struct dcsim_dentry *dentry);
 
+/*
+ * rename_lock of @dentry's cache (the kernel's is global; src/model/
+ * rename.c), for d_walk(): read_seqbegin() (waits out a rename, then
+ * samples), read_seqretry() (a rename ran since @seq), and
+ * read_seqlock_excl() / read_sequnlock_excl() (no rename runs meanwhile).
+ */
+DCSIM_API unsigned int dcsim_kc_rename_read_begin(struct dcsim_dentry *dentry);
+DCSIM_API bool dcsim_kc_rename_read_retry(struct dcsim_dentry *dentry, unsigned int seq);
+DCSIM_API void dcsim_kc_rename_lock_excl(struct dcsim_dentry *dentry);
+DCSIM_API void dcsim_kc_rename_unlock_excl(struct dcsim_dentry *dentry);
+
 /* models fs/dcache.c:__d_drop() (the hash table is dcsim's): d_lock held. */
 DCSIM_API void dcsim_kc___d_drop(struct dcsim_dentry *dentry);
 

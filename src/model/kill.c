@@ -138,7 +138,6 @@ void __dentry_kill(struct dcsim_dentry *d, struct dcsim_dentry *parent)
  * models fs/dcache.c:__lock_parent() (4.17+): d_lock held, not a root.
  * Drop it, lock the parent, relock the child in order.  The child's
  * reference (still counted) pins the parent; RCU as the kernel does.
- * Without rename d_parent cannot change, so no recheck loop is needed.
  */
 static struct dcsim_dentry *__lock_parent(struct dcsim_dentry *d)
 {
@@ -146,8 +145,17 @@ static struct dcsim_dentry *__lock_parent(struct dcsim_dentry *d)
 
 	dcsim_rcu_read_lock();
 	d_unlock(d);
+again:
 	parent = READ_ONCE(d->d_parent);
 	d_lock(parent);
+	/*
+	 * A rename (rename.c) changes d_parent under both parents' d_lock:
+	 * with the one we read held, a d_parent still equal to it is stable.
+	 */
+	if (unlikely(READ_ONCE(d->d_parent) != parent)) {
+		d_unlock(parent);
+		goto again;
+	}
 	dcsim_rcu_read_unlock();
 	d_lock_nested(d);
 	return parent;

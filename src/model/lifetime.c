@@ -89,6 +89,8 @@ struct dcsim_cache *(dcsim_cache_create)(const struct dcsim_cache_config *cfg)
 	dlist_init(&c->lru);
 	dcsim_spin_lock_init(&c->roots_lock);
 	dcsim_lock_set_class(&c->roots_lock, &dcache_class_roots_lock);
+	dcsim_spin_lock_init(&c->rename_lock);
+	dcsim_lock_set_class(&c->rename_lock, &dcache_class_rename_lock);
 	dcsim_lock_set_class_array(&c->hash[0].lock, (size_t)1 << bits, sizeof(*c->hash),
 				   &dcache_class_hash_lock);
 	c->roots = NULL;

@@ -7,8 +7,9 @@
  * objects, so its locks are these too.  A class is a static object: its
  * address is its identity, as a struct lock_class_key is lockdep's.
  *
- * The kernel's rename_lock has no counterpart: the model renames nothing.
- * Its create lock (i_rwsem, exclusive only) is a class: a sleeping lock
+ * rename_lock is the writer's spinlock of the cache's rename seqlock
+ * (rename.c): taken first, with no d_lock held, by a rename and by the
+ * locked pass of a tree walk.  The create lock (i_rwsem, exclusive only) is a class: a sleeping lock
  * taken with no spinlock held, so it may come first in any chain.
  */
 
@@ -20,3 +21,4 @@ const struct dcsim_lock_class dcache_class_i_rwsem = { "i_rwsem" };
 const struct dcsim_lock_class dcache_class_lru_lock = { "lru_lock" };
 const struct dcsim_lock_class dcache_class_hash_lock = { "hash_lock" };
 const struct dcsim_lock_class dcache_class_roots_lock = { "roots_lock" };
+const struct dcsim_lock_class dcache_class_rename_lock = { "rename_lock" };

@@ -33,8 +33,9 @@
  *
  * The start directory is the caller's cwd: it keeps it alive, and RCU-walk
  * samples its d_seq (path_init() samples fs->pwd under fs->seq; the model
- * has no fs_struct to change under it).  No rename, no mounts, no symlinks,
- * no "..": d_parent and names are fixed for a dentry's life.
+ * has no fs_struct to change under it).  No mounts, no symlinks, no "..":
+ * names are fixed for a dentry's life, and a rename (rename.c) moves the
+ * d_seq of the dentry it moves, which the walk checks as for an unhash.
  */
 
 #include <errno.h>

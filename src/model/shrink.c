@@ -136,6 +136,19 @@ again:
 	dcache_cover(DCSIM_COVER_RELOCK);
 	d_unlock(d);
 	d_lock(parent);
+	if (unlikely(READ_ONCE(d->d_parent) != parent)) {
+		/*
+		 * Renamed while d_lock was dropped (rename.c changes d_parent
+		 * under the old parent's d_lock, which we hold now): 6.1 gives
+		 * the dentry up here, off both lists; the model starts again,
+		 * under the new parent, so that it stays on what it was on.
+		 */
+		d_unlock(parent);
+		d_lock(d);
+		if (inode)
+			dcsim_spin_unlock(&inode->i_lock);
+		goto again;
+	}
 	d_lock_nested(d);
 	if (unlikely(!inode && READ_ONCE(d->d_inode)) && likely(!d_cnt(d))) {
 		/*

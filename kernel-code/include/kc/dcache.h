@@ -205,19 +205,35 @@ static __always_inline int read_seqcount_retry(const unsigned int *s, unsigned i
 /*
  * d_walk(), shrink_dcache_parent(), d_invalidate() and d_delete() (6.12)
  * with what they name from include/linux/dcache.h, seqlock.h, sched.h
- * and the mount code.  dcsim has no mounts, no cursors (DCACHE_MOUNTED and
- * DCACHE_DENTRY_CURSOR are never set, so find_submount() finds nothing and
- * detach_mounts() is never reached) and no rename: nothing writes
- * rename_lock, so its sequence stays even and unchanged, and d_walk()'s
- * need_seqretry() is always false (its locking second pass, seq odd, is
- * never taken).
+ * and the mount code.  dcsim has no mounts and no cursors (DCACHE_MOUNTED
+ * and DCACHE_DENTRY_CURSOR are never set, so find_submount() finds nothing
+ * and detach_mounts() is never reached).
+ *
+ * rename_lock is the cache's (dcsim_d_move() writes it; the kernel's is
+ * global): d_walk() is its one reader here, and its start, `parent`,
+ * names the cache.  include/linux/seqlock.h's read_seqbegin_or_lock()
+ * samples the sequence (even seq) or, on the second pass (seq odd, after
+ * a rename made the first one retry), takes the writers' lock;
+ * need_seqretry() is true when an unlocked pass saw a rename;
+ * done_seqretry() drops the lock a locked pass took.
  */
 #define DCACHE_CANT_MOUNT	0x00000100
 #define DCACHE_MOUNTED		0x00010000
 #define DCACHE_DENTRY_CURSOR	0x20000000
-#define read_seqbegin_or_lock(lock, seq)	BUG_ON(*(seq) & 1)
-#define need_seqretry(lock, seq)		0
-#define done_seqretry(lock, seq)		BUG_ON((seq) & 1)
+#define read_seqbegin_or_lock(lock, seq)					\
+	do {									\
+		if (!(*(seq) & 1))						\
+			*(seq) = dcsim_kc_rename_read_begin(kc_dcsim(parent));	\
+		else								\
+			(KC_SITE(), dcsim_kc_rename_lock_excl(kc_dcsim(parent))); \
+	} while (0)
+#define need_seqretry(lock, seq)	\
+	(!((seq) & 1) && dcsim_kc_rename_read_retry(kc_dcsim(parent), (seq)))
+#define done_seqretry(lock, seq)						\
+	do {									\
+		if ((seq) & 1)							\
+			(KC_SITE(), dcsim_kc_rename_unlock_excl(kc_dcsim(parent))); \
+	} while (0)
 /*
  * lockdep's annotations of d_walk()'s lock handover, to dcsim's lock order
  * validator (kc/spinlock.h: the map is the lock).
