@@ -66,7 +66,13 @@ case $FAKE_SCENARIO in
 hang-*) ;;
 *)
 	k "ok 1 dcache_htm"
-	k "    # with RTM in CPUID, auto would be off: no trial transaction committed"
+	# Under dcache_htm=off the KUnit case skips its CPUID check (unless
+	# the scenario says it did not).
+	if [[ $append == *dcache_htm=off* ]] && [ "$FAKE_SCENARIO" != off-not-skipped ]; then
+		k "    ok 1 dcache_htm_test_auto # SKIP dcache_htm=off: no boot checks ran"
+	else
+		k "    # with RTM in CPUID, auto would be off: no trial transaction committed"
+	fi
 	;;
 esac
 case $FAKE_SCENARIO in
@@ -86,9 +92,9 @@ torture|torture-fail)
 	stats AFTER 1 900 80
 	echo "UMOUNT-OK"; echo "BOOT-TEST-DONE"
 	exit 0 ;;
-clean|splat|wlfail|counters-off-ok|counters-off-bad|counters-force-ok)
+clean|splat|wlfail|counters-off-ok|counters-off-bad|counters-force-ok|off-not-skipped)
 	case $FAKE_SCENARIO in
-	counters-off-ok) stats BEFORE 0 0 ;;
+	counters-off-ok|off-not-skipped) stats BEFORE 0 0 ;;
 	counters-off-bad) stats BEFORE 0 0 ;;
 	counters-force-ok) stats BEFORE 1 10 ;;
 	esac
@@ -98,7 +104,7 @@ clean|splat|wlfail|counters-off-ok|counters-off-bad|counters-force-ok)
 		if [ "$FAKE_SCENARIO" = wlfail ]; then rc 2 "$w"; else rc 0 "$w"; fi
 	done
 	case $FAKE_SCENARIO in
-	counters-off-ok) stats AFTER 0 0 ;;
+	counters-off-ok|off-not-skipped) stats AFTER 0 0 ;;
 	counters-off-bad) stats AFTER 0 7 ;;
 	counters-force-ok) stats AFTER 1 900 ;;
 	esac
@@ -142,7 +148,7 @@ expect() {
 	fi
 }
 
-# The default workload and run names, as kernel/ci.sh's twelve boots use them.
+# The default workload and run names, as kernel/ci.sh's prod boots use them.
 expect PASS torture "PASS force-debug-6.1 " --run force --secs 1
 expect FAIL torture-fail "workload-failed" --run force --secs 1
 # Two workloads in one boot, as kernel/ci.sh's debug boots run them: both
@@ -158,6 +164,8 @@ expect FAIL wlfail "workload-failed" "${sn[@]}" --run unpatched
 expect PASS counters-off-ok - "${sn[@]}" --run off
 expect FAIL counters-off-bad "expected \[ 7 -eq 0 \]|counters" "${sn[@]}" --run off
 expect PASS counters-force-ok "attempts=890" "${sn[@]}" --run force
+# dcache_htm=off: KUnit's auto case must say it skipped its boot checks.
+expect FAIL off-not-skipped "kunit-auto-not-skipped-under-off" "${sn[@]}" --run off
 # A detector's report in an ordinary run: fails, diagnosed, stopped early.
 expect FAIL hang-detected "RIP ffffffff81000123 is in fake_spin_with_lock" "${sn[@]}" --run unpatched --timeout 200
 # A workload built from source (#@ cc), on an image with debug patches.
