@@ -35,10 +35,15 @@ done
 cat > "$tmp/bin/qemu-system-x86_64" <<'FAKE'
 #!/bin/bash
 # Fake QEMU: the guest log of $FAKE_SCENARIO on stdout.
-append=""
+append="" initrd=""
 while [ $# -gt 0 ]; do
-	case $1 in -append) append=$2; shift 2 ;; *) shift ;; esac
+	case $1 in -append) append=$2; shift 2 ;; -initrd) initrd=$2; shift 2 ;; *) shift ;; esac
 done
+# The workloads the initramfs runs, in order, as its init would.
+order=$(zcat "$initrd" | (cd "$(mktemp -d)" && cpio -i --quiet -d "*workloads/order" && cat workloads/order))
+rc() {	# rc <status> <workload>: what the init prints after one workload
+	echo "WORKLOAD-RC $1 $2"
+}
 k() { echo "[    1.000000] $*"; }
 stats() {	# stats <BEFORE|AFTER> <enabled> <attempts> [<final_put_locked>]
 	echo "STATS-$1 enabled $2"; echo "STATS-$1 htm_probe 1"; echo "STATS-$1 htm_trial_commits 0"
@@ -61,7 +66,13 @@ case $FAKE_SCENARIO in
 hang-*) ;;
 *)
 	k "ok 1 dcache_htm"
-	k "    # with RTM in CPUID, auto would be off: no trial transaction committed"
+	# Under dcache_htm=off the KUnit case skips its CPUID check (unless
+	# the scenario says it did not).
+	if [[ $append == *dcache_htm=off* ]] && [ "$FAKE_SCENARIO" != off-not-skipped ]; then
+		k "    ok 1 dcache_htm_test_auto # SKIP dcache_htm=off: no boot checks ran"
+	else
+		k "    # with RTM in CPUID, auto would be off: no trial transaction committed"
+	fi
 	;;
 esac
 case $FAKE_SCENARIO in
@@ -70,22 +81,30 @@ torture|torture-fail)
 	stats BEFORE 1 10
 	echo "dput-torture: 4 CPUs online, 4 required"
 	echo "dput-torture: ops 12345 errors 0"
-	if [ "$FAKE_SCENARIO" = torture ]; then echo "dput-torture: PASS"; echo "WORKLOAD-RC 0"
-	else echo "dput-torture: FAIL"; echo "WORKLOAD-RC 1"; fi
+	if [ "$FAKE_SCENARIO" = torture ]; then echo "dput-torture: PASS"; rc 0 dput-torture
+	else echo "dput-torture: FAIL"; rc 1 dput-torture; fi
+	# A second workload in the same boot (dput-torture+stress-ng).
+	for w in $order; do
+		[ "$w" = dput-torture ] && continue
+		echo "stress-ng: info:  [12] successful run completed in 10.00s"
+		if [ "$FAKE_SCENARIO" = torture ]; then rc "${FAKE_SECOND_RC:-0}" "$w"; else rc 0 "$w"; fi
+	done
 	stats AFTER 1 900 80
 	echo "UMOUNT-OK"; echo "BOOT-TEST-DONE"
 	exit 0 ;;
-clean|splat|wlfail|counters-off-ok|counters-off-bad|counters-force-ok)
+clean|splat|wlfail|counters-off-ok|counters-off-bad|counters-force-ok|off-not-skipped)
 	case $FAKE_SCENARIO in
-	counters-off-ok) stats BEFORE 0 0 ;;
+	counters-off-ok|off-not-skipped) stats BEFORE 0 0 ;;
 	counters-off-bad) stats BEFORE 0 0 ;;
 	counters-force-ok) stats BEFORE 1 10 ;;
 	esac
 	echo "stress-ng: info:  [12] successful run completed in 10.00s"
 	[ "$FAKE_SCENARIO" = splat ] && k "WARNING: bad unlock balance detected!"
-	if [ "$FAKE_SCENARIO" = wlfail ]; then echo "WORKLOAD-RC 2"; else echo "WORKLOAD-RC 0"; fi
+	for w in $order; do
+		if [ "$FAKE_SCENARIO" = wlfail ]; then rc 2 "$w"; else rc 0 "$w"; fi
+	done
 	case $FAKE_SCENARIO in
-	counters-off-ok) stats AFTER 0 0 ;;
+	counters-off-ok|off-not-skipped) stats AFTER 0 0 ;;
 	counters-off-bad) stats AFTER 0 7 ;;
 	counters-force-ok) stats AFTER 1 900 ;;
 	esac
@@ -129,9 +148,15 @@ expect() {
 	fi
 }
 
-# The default workload and run names, as kernel/ci.sh's twelve boots use them.
+# The default workload and run names, as kernel/ci.sh's prod boots use them.
 expect PASS torture "PASS force-debug-6.1 " --run force --secs 1
 expect FAIL torture-fail "workload-failed" --run force --secs 1
+# Two workloads in one boot, as kernel/ci.sh's debug boots run them: both
+# must exit 0, and dput-torture's own checks still apply.
+both=(--workload dput-torture+stress-ng --secs 1)
+expect PASS torture "PASS force-debug-6.1-dput-torture\+stress-ng-ext2 " "${both[@]}" --run force
+FAKE_SECOND_RC=3 expect FAIL torture "workload-failed\(stress-ng\)" "${both[@]}" --run force
+expect FAIL torture-fail "workload-failed\(dput-torture\)" "${both[@]}" --run force
 sn=(--workload stress-ng --secs 1)
 expect PASS clean - "${sn[@]}" --run unpatched
 expect FAIL splat "kernel-splat" "${sn[@]}" --run unpatched
@@ -139,6 +164,8 @@ expect FAIL wlfail "workload-failed" "${sn[@]}" --run unpatched
 expect PASS counters-off-ok - "${sn[@]}" --run off
 expect FAIL counters-off-bad "expected \[ 7 -eq 0 \]|counters" "${sn[@]}" --run off
 expect PASS counters-force-ok "attempts=890" "${sn[@]}" --run force
+# dcache_htm=off: KUnit's auto case must say it skipped its boot checks.
+expect FAIL off-not-skipped "kunit-auto-not-skipped-under-off" "${sn[@]}" --run off
 # A detector's report in an ordinary run: fails, diagnosed, stopped early.
 expect FAIL hang-detected "RIP ffffffff81000123 is in fake_spin_with_lock" "${sn[@]}" --run unpatched --timeout 200
 # A workload built from source (#@ cc), on an image with debug patches.

@@ -30,7 +30,8 @@
  * /sys/kernel/debug/dcache_shrink_window/delay_us (kernel/debug/
  * 6.1-shrink-window.patch), which spins that long inside the window.
  * Afterwards prints the knob's counters when they exist ("opened": how
- * often the window was entered, "positive_unlocked": positive dentries the
+ * often the window was entered, "became_positive": how often a negative
+ * dentry became positive in it, "positive_unlocked": positive dentries the
  * shrinker was about to kill without their i_lock) and checks that every
  * name that should exist does, and no other.  The kernel's own report of
  * a hit (lockdep's "bad unlock balance", DEBUG_SPINLOCK's "spinlock
@@ -317,8 +318,8 @@ int main(int argc, char **argv)
 	printf("shrink-race: creates %ld lookups %ld drops %ld errors %ld\n",
 	       atomic_load(&creates), atomic_load(&lookups),
 	       atomic_load(&drops), atomic_load(&errors));
-	printf("shrink-race: window opened %ld positive_unlocked %ld\n",
-	       read_knob("opened"), read_knob("positive_unlocked"));
+	printf("shrink-race: window opened %ld became_positive %ld positive_unlocked %ld\n",
+	       read_knob("opened"), read_knob("became_positive"), read_knob("positive_unlocked"));
 	if (atomic_load(&errors)) {
 		printf("shrink-race: FAIL\n");
 		return 1;
