@@ -111,6 +111,13 @@ struct dcsim_checker_result {
 	 * executions over all explorations (explore), runs (misuse); 0 if none.
 	 */
 	unsigned long first_failure;
+	/*
+	 * The lock order validator's work (docs/lock-order.md), summed over
+	 * the units (explorations, traces, the one stress run): validated
+	 * blocking acquisitions, successful trylocks, and acquired-before
+	 * edges, each unit's graph counted on its own.
+	 */
+	unsigned long lock_acquisitions, lock_trylocks, lock_edges;
 };
 
 /**
