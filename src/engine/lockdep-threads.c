@@ -67,7 +67,7 @@
 
 #define LT_NODES_MAX	64
 #define LT_HELD_MAX	16
-#define LT_RANGES_MAX	32
+#define LT_RANGES_MAX	64
 #define LT_RETIRED_MAX	40
 #define LT_PRINT_MAX	8	/* full reports printed per scope; the rest counted */
 #define LT_REPORT_MAX	4096
@@ -348,6 +348,17 @@ void lockdep_threads_set_class_array(const void *first, size_t n, size_t stride,
 	if (!first || !n || !stride || !enabled())
 		return;
 	pthread_mutex_lock(&ld_mutex);
+	/*
+	 * A lock of the array's memory registered one by one before (memory
+	 * given back and handed out again) is of the array now: its old
+	 * entry is voided, and class_of() goes on to the ranges.
+	 */
+	for (size_t i = 0; ld.map && i < n; i++) {
+		struct lt_slot *s = map_find(ld.map, (uintptr_t)first + i * stride);
+
+		if (s)
+			__atomic_store_n(&s->cls, NULL, __ATOMIC_RELAXED);
+	}
 	k = ld.nranges;
 	if (k == LT_RANGES_MAX) {
 		ld.ranges_lost++;
@@ -363,9 +374,11 @@ static const struct dcsim_lock_class *class_of(const void *lock)
 {
 	uintptr_t a = (uintptr_t)lock;
 	struct lt_slot *s = map_find(__atomic_load_n(&ld.map, __ATOMIC_ACQUIRE), a);
+	const struct dcsim_lock_class *cls = s ? __atomic_load_n(&s->cls, __ATOMIC_RELAXED) : NULL;
 
-	if (s)
-		return __atomic_load_n(&s->cls, __ATOMIC_RELAXED);
+	/* A lock registered alone wins; a voided one may be an array's now. */
+	if (cls)
+		return cls;
 	/* The newest range first: it may cover memory an older one gave back. */
 	for (unsigned int i = __atomic_load_n(&ld.nranges, __ATOMIC_ACQUIRE); i-- > 0;) {
 		const struct lt_range *r = &ld.ranges[i];
