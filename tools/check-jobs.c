@@ -297,6 +297,7 @@ static bool job_crashed(const struct job *j)
 /* What the processes found together. */
 struct jobs_tally {
 	unsigned long runs, commits;
+	unsigned long lock_acq, lock_try, lock_edges;	/* the lock order validator's, summed */
 	const struct job *first;	/* the lowest failing unit's, a check's */
 	const struct job *crash;	/* the lowest crashed unit's */
 	bool error;
@@ -319,6 +320,9 @@ static void jobs_tally(const struct jobs *js, struct jobs_tally *t)
 			t->error = true;
 		t->runs += j->res.runs;
 		t->commits += j->res.htm_commits;
+		t->lock_acq += j->res.lock_acquisitions;
+		t->lock_try += j->res.lock_trylocks;
+		t->lock_edges += j->res.lock_edges;
 		/* Each stopped at its first failure: the lowest is the unsplit run's. */
 		if (j->res.failures && (!t->first || j->res.failed_unit < t->first->res.failed_unit))
 			t->first = j;
@@ -482,8 +486,14 @@ int check_run_jobs(unsigned int bit, const char *suite, const struct dcsim_dput_
 	if (nshards > 1 && js.split)
 		printf("dcsim-check: shard %u/%u: %s: %s: %lu runs, %s, %lu simulated commits\n",
 		       shard, nshards, suite, s->name, t.runs, verdict, t.commits);
-	fprintf(stderr, "dcsim-check: %s: %s: %lu runs on %u process%s, %s\n", suite, s->name,
+	fprintf(stderr, "dcsim-check: %s: %s: %lu runs on %u process%s, %s", suite, s->name,
 		t.runs, js.n, js.n > 1 ? "es" : "", verdict);
+	/* Each unit's graph is its own (docs/lock-order.md): the sum is the same for any --jobs. */
+	if (t.lock_acq || t.lock_try)
+		fprintf(stderr, "; lock order: %lu validated acquisitions, %lu trylocks, %lu edges "
+			"summed over %s", t.lock_acq, t.lock_try, t.lock_edges,
+			bit == S_EXPLORE ? "explorations" : bit == S_DIFF ? "traces" : "runs");
+	fputc('\n', stderr);
 	jobs_free(&js);
 	return t.error && !failed ? 2 : failed ? 1 : 0;
 }

@@ -111,6 +111,13 @@ struct dcsim_checker_result {
 	 * executions over all explorations (explore), runs (misuse); 0 if none.
 	 */
 	unsigned long first_failure;
+	/*
+	 * The lock order validator's work (docs/lock-order.md), summed over
+	 * the units (explorations, traces, the one stress run): validated
+	 * blocking acquisitions, successful trylocks, and acquired-before
+	 * edges, each unit's graph counted on its own.
+	 */
+	unsigned long lock_acquisitions, lock_trylocks, lock_edges;
 };
 
 /**
@@ -188,7 +195,10 @@ DCSIM_API int dcsim_checker_explore(const struct dcsim_dput_strategy *s,
  * for @ops operations each, or for @seconds if > 0 (both 0: by budget),
  * then the invariants; one result row on stdout.  HTM runs
  * as the environment's policy allows (simulated transactions do not run
- * outside the explorer).  Return: 0, 1, -errno.
+ * outside the explorer).  The run is one scope of the lock order validator
+ * of real threads (dcsim_lockdep_begin()): a report fails it, and threads
+ * that deadlock after a report are left spinning, not waited for.
+ * Return: 0, 1, -errno.
  */
 DCSIM_API int dcsim_checker_stress(const struct dcsim_dput_strategy *s, unsigned int nthreads,
 				 long ops, double seconds, const struct dcsim_checker_opts *opts,

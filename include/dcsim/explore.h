@@ -392,6 +392,60 @@ DCSIM_API void dcsim_explore_yield(void);
  */
 DCSIM_API void dcsim_explore_lockdep_print(FILE *f);
 
+/*
+ * The lock order validator on real threads (docs/lock-order.md, "Real
+ * threads"): outside an exploration, every thread's lock operations are
+ * validated too, with the classes the code registered, in one graph per
+ * scope.  A suite opens a scope before it starts its threads and closes
+ * it after it joined them; between scopes one scope covers the process,
+ * and reports go to stderr.  A report is printed when the thread is about
+ * to wait, before a deadlock could follow.  There is no replay: the report
+ * names the scope and the command to reproduce it.
+ * DCSIM_LOCKDEP_THREADS=off switches the validator of real threads off.
+ */
+struct dcsim_lockdep_counts {
+	unsigned long acquisitions;	/* validated blocking acquisitions */
+	unsigned long trylocks;		/* validated successful trylocks */
+	unsigned long edges;		/* acquired-before edges of the scope */
+	unsigned long cycles;		/* possible circular locking dependencies */
+	unsigned long recursions;	/* possible recursive locking */
+	unsigned long not_validated;	/* over a table's or the held stack's size */
+	char first[512];		/* the first report's summary line; "" if none */
+};
+
+/**
+ * dcsim_lockdep_begin() - a new scope for the validator of real threads
+ * @what:      what runs, for reports ("stress, strategy fast, seed 1")
+ * @reproduce: the command that reruns it, for reports; NULL: none
+ * @report:    where a report goes when it is made; NULL: nowhere
+ *
+ * Forgets the graph and the lock classes of the scope before.  Call it
+ * while no other thread takes a validated lock (before the suite's
+ * threads start), and register the classes in it (build what is locked
+ * after it).  Return: nothing.
+ */
+DCSIM_API void dcsim_lockdep_begin(const char *what, const char *reproduce, FILE *report);
+
+/**
+ * dcsim_lockdep_end() - close the scope; @c (may be NULL) gets its counts.
+ * Call it after the suite's threads were joined (a thread's counts are
+ * summed when it exits, or here while it lives).  Return: nothing; the
+ * process is back in its nameless scope, empty.
+ */
+DCSIM_API void dcsim_lockdep_end(struct dcsim_lockdep_counts *c);
+
+/** dcsim_lockdep_read() - the current scope's counts so far into @c. */
+DCSIM_API void dcsim_lockdep_read(struct dcsim_lockdep_counts *c);
+
+/** dcsim_lockdep_reports() - reports (cycles, recursions) of the current scope so far. */
+DCSIM_API unsigned long dcsim_lockdep_reports(void);
+
+/** dcsim_lockdep_enabled() - is the validator of real threads on (DCSIM_LOCKDEP_THREADS)? */
+DCSIM_API bool dcsim_lockdep_enabled(void);
+
+/** dcsim_lockdep_print() - the current scope's graph, each edge with its two sites, to @f. */
+DCSIM_API void dcsim_lockdep_print(FILE *f);
+
 /**
  * dcsim_explore_run_alone() - run @fn(@arg) now, with no schedule point in it
  * @fn:  a checker's look at shared state (a snapshot, the invariants)

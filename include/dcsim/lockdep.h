@@ -3,8 +3,8 @@
 #define DCSIM_LOCKDEP_H
 
 /*
- * Lock classes for the explorer's lock order validator (instrumented
- * build; docs/lock-order.md).
+ * Lock classes for the lock order validator, in the explorer and on real
+ * threads (instrumented build; docs/lock-order.md).
  *
  * The validator, as the kernel's lockdep, reasons about classes of locks,
  * not instances: "some d_lock held while some i_lock is taken" is one
@@ -25,9 +25,10 @@
  * lockdep, and taking a class already held at the same subclass is
  * reported as possible recursive locking.
  *
- * Registrations are forgotten when an execution begins (the scenario's
- * setup registers again what it builds), and made only while an
- * exploration runs: outside one these return at once.  The normal build
+ * In an exploration, registrations are forgotten when an execution begins
+ * (the scenario's setup registers again what it builds).  Outside one
+ * they go to the validator of real threads (dcsim_lockdep_begin(),
+ * <dcsim/explore.h>), where they last for its scope.  The normal build
  * has no call.
  */
 

@@ -253,6 +253,8 @@ struct replay_ctx {
 	size_t failed_at;	/* step index; t->n for the epilogue */
 	bool ok;
 	unsigned long htm_commits;	/* simulated transactions committed */
+	unsigned long lock_acq, lock_try, lock_edges;	/* the lock order validator's work */
+	bool lock_order;	/* the failure is the validator's, not a mismatch */
 	char step_line[2 * TRACE_REF_MAX];	/* the failing step as a trace line */
 	char err[4096];
 };
@@ -381,10 +383,41 @@ static bool replay(const struct config *cfg, const struct trace *t, struct repla
 				 "(unset it for the diff suite)");
 		}
 		x->htm_commits = res.htm_commits;
+		x->lock_acq = res.lock_acquisitions;
+		x->lock_try = res.lock_trylocks;
+		x->lock_edges = res.lock_edges;
 		return x->ok;
 	}
 #endif
 	dcsim_htm_set_policy(cfg->policy);
+#if DCSIM_INSTRUMENT
+	{
+		/*
+		 * The lock order validator of real threads, one graph per
+		 * trace, so that the trace's seed (and the shrinker's
+		 * replays) reproduce a report alone.  The summary carries
+		 * both chains; the report's other lines are not printed, as
+		 * the shrinker replays the trace many times.
+		 */
+		struct dcsim_lockdep_counts lc;
+		char what[128];
+
+		snprintf(what, sizeof(what), "diff, strategy %s, trace seed %" PRIu64, cfg->s->name,
+			 t->seed);
+		dcsim_lockdep_begin(what, NULL, NULL);
+		replay_body(x);
+		dcsim_lockdep_end(&lc);
+		x->lock_acq = lc.acquisitions;
+		x->lock_try = lc.trylocks;
+		x->lock_edges = lc.edges;
+		if (x->ok && lc.cycles + lc.recursions) {
+			x->ok = false;
+			x->lock_order = true;
+			snprintf(x->err, sizeof(x->err), "lock order: %s", lc.first);
+		}
+		return x->ok;
+	}
+#endif
 	replay_body(x);
 	return x->ok;
 }
@@ -503,7 +536,10 @@ static void report_failure(const struct dcsim_checker_opts *o, const struct conf
 
 	fprintf(f, "dcsim-check: FAIL: %s, strategy %s, HTM %s\n", what, cfg->s->name,
 		config_name(cfg));
-	if (x->failed_at < t->n)
+	if (x->lock_order)
+		fprintf(f, "check: the lock order validator, over the whole trace below (one "
+			"graph per trace; the line below has both chains)\n");
+	else if (x->failed_at < t->n)
 		fprintf(f, "check: model vs spec after step %zu of the trace below: %s\n", line + 1,
 			x->step_line);
 	else
@@ -602,9 +638,14 @@ int dcsim_checker_diff(const struct dcsim_dput_strategy *s, const struct dcsim_c
 			struct replay_ctx x;
 			char what[128], args[128];
 			size_t before = t.n;
+			bool ok;
 
 			res->runs++;
-			if (replay(&cfgs[k], &t, &x)) {
+			ok = replay(&cfgs[k], &t, &x);
+			res->lock_acquisitions += x.lock_acq;
+			res->lock_trylocks += x.lock_try;
+			res->lock_edges += x.lock_edges;
+			if (ok) {
 				if (cfgs[k].sim == COMMIT_CONFIG)
 					commits += x.htm_commits;
 				continue;
@@ -661,6 +702,10 @@ int dcsim_checker_diff(const struct dcsim_dput_strategy *s, const struct dcsim_c
 	fprintf(progress_file(o), "dcsim-check: diff: %s: %lu runs", s->name, res->runs);
 	if (COMMIT_CONFIG && ncfg > 1)
 		fprintf(progress_file(o), ", %lu simulated transactions committed", commits);
+	if (res->lock_acquisitions)
+		fprintf(progress_file(o), ", lock order: %lu validated acquisitions, %lu trylocks, "
+			"%lu edges summed over traces", res->lock_acquisitions, res->lock_trylocks,
+			res->lock_edges);
 	fprintf(progress_file(o), ", %s\n", res->failures ? "FAILED" : "ok");
 	return res->failures ? 1 : 0;
 }

@@ -18,6 +18,13 @@
  * It sees what real interleavings reach in the time given; a failure is
  * not replayable (the OS schedules), so the report's replay line reruns
  * the suite with the same seed, which may need a few runs.
+ *
+ * In an instrumented build the run is one scope of the lock order
+ * validator of real threads (<dcsim/explore.h>): every lock the threads
+ * take is validated, a possible deadlock is reported with both chains
+ * and fails the run.  Should the threads then really deadlock (they stop
+ * making progress after a report), the suite fails without waiting for
+ * them: they are left spinning until the process exits.
  * In a normal build this file is compiled into tests/concurrency's
  * dcsim-stress directly; in an instrumented build it is part of the library.
  */
@@ -34,12 +41,16 @@
 
 #include <dcsim/cache.h>
 #include <dcsim/checker.h>
+#include <dcsim/config.h>
 #include <dcsim/dentry.h>
 #include <dcsim/htm.h>
 #include <dcsim/namei.h>
 #include <dcsim/stats.h>
 #include <dcsim/strategy.h>
 #include <dcsim/warn.h>
+#if DCSIM_INSTRUMENT
+#include <dcsim/explore.h>
+#endif
 
 #include "../base/rng.h"
 
@@ -57,6 +68,7 @@ struct stress {
 	uint64_t seed;
 	atomic_bool stop;
 	atomic_ulong walk_negative;	/* walks that returned a negative leaf */
+	atomic_uint finished;		/* workers past their last operation */
 };
 
 struct worker {
@@ -65,7 +77,7 @@ struct worker {
 	unsigned int id;
 	uint64_t rng;
 	struct dcsim_dentry *held[MAX_HELD];
-	long done;
+	atomic_long done;		/* written by the worker, read by the waiter */
 };
 
 static double now(void)
@@ -169,7 +181,9 @@ static void *worker_main(void *arg)
 
 	for (long i = 0; st->ops <= 0 || i < st->ops; i++) {
 		one_op(w);
-		w->done++;
+		/* Only the worker writes it: a relaxed store, no locked add. */
+		atomic_store_explicit(&w->done, atomic_load_explicit(&w->done, memory_order_relaxed) + 1,
+				      memory_order_relaxed);
 		if (end && !(i & 255) && now() > end)
 			break;
 	}
@@ -177,8 +191,54 @@ static void *worker_main(void *arg)
 		dcsim_dput(w->held[i]);
 		w->held[i] = NULL;
 	}
+	atomic_fetch_add(&st->finished, 1);
 	return NULL;
 }
+
+#if DCSIM_INSTRUMENT
+/* Seconds without an operation done, after a lock order report, that mean a deadlock. */
+#define STALL_SECONDS	2.0
+
+/*
+ * Wait for the workers.  Return: 0 when all are joined; 1 if the lock
+ * order validator reported and then the workers stopped making progress
+ * (deadlocked as it predicted): they are detached and left spinning.
+ */
+static int wait_workers(struct stress *st, struct worker *w, unsigned int n)
+{
+	const struct timespec tick = { 0, 20 * 1000 * 1000 };
+	long last = -1;
+	double since = now();
+
+	while (atomic_load(&st->finished) < n) {
+		long sum = 0;
+
+		nanosleep(&tick, NULL);
+		for (unsigned int i = 0; i < n; i++)
+			sum += atomic_load_explicit(&w[i].done, memory_order_relaxed);
+		if (sum != last) {
+			last = sum;
+			since = now();
+		} else if (now() - since > STALL_SECONDS && dcsim_lockdep_reports()) {
+			for (unsigned int i = 0; i < n; i++)
+				pthread_detach(w[i].pt);
+			return 1;
+		}
+	}
+	for (unsigned int i = 0; i < n; i++)
+		pthread_join(w[i].pt, NULL);
+	return 0;
+}
+#endif
+
+#if DCSIM_INSTRUMENT
+static void stress_lock_counts(struct dcsim_checker_result *res, const struct dcsim_lockdep_counts *lc)
+{
+	res->lock_acquisitions = lc->acquisitions;
+	res->lock_trylocks = lc->trylocks;
+	res->lock_edges = lc->edges;
+}
+#endif
 
 static int build_tree(struct stress *st)
 {
@@ -256,6 +316,7 @@ int dcsim_checker_stress(const struct dcsim_dput_strategy *s, unsigned int nthre
 	struct dcsim_cache_snapshot snap;
 	struct dcsim_cache_stats cs;
 	unsigned long warn0 = dcsim_warn_count(), killed;
+	char replay[1024], lock_failure[sizeof(res->failure)] = "";
 	long total = 0;
 	double t0, t;
 	int err = 0;
@@ -276,12 +337,31 @@ int dcsim_checker_stress(const struct dcsim_dput_strategy *s, unsigned int nthre
 	seed = st.seed = o->seed;
 	if (ops <= 0 && seconds <= 0)
 		st.ops = ops = budget_ops[o->budget];
+	if (o->replay_prefix)
+		snprintf(replay, sizeof(replay), "%s --suites stress --seed %" PRIu64, o->replay_prefix,
+			 seed);
+	else
+		snprintf(replay, sizeof(replay), "dcsim-check --strategy %s --suites stress --seed %"
+			 PRIu64, s->name, seed);
 	fprintf(prog, "dcsim-check: stress: %s: %u threads, %ld ops each%s, seed %#" PRIx64
 		", HTM %s\n", s->name, nthreads, ops, seconds > 0 ? " (timed)" : "", seed,
 		dcsim_htm_live() ? "live" : "off");
+#if DCSIM_INSTRUMENT
+	{
+		char what[256];
+
+		/* Before the cache exists: its locks register their classes in the scope. */
+		snprintf(what, sizeof(what), "stress, strategy %s, %u threads, seed %" PRIu64,
+			 s->name, nthreads, seed);
+		dcsim_lockdep_begin(what, replay, o->quiet ? NULL : out);
+	}
+#endif
 	st.cache = dcsim_cache_create(&cfg);
 	if (!w || !st.cache || build_tree(&st)) {
 		fprintf(out, "dcsim-check: FAIL: stress, strategy %s: setup failed\n", s->name);
+#if DCSIM_INSTRUMENT
+		dcsim_lockdep_end(NULL);
+#endif
 		free(w);
 		return 1;
 	}
@@ -295,10 +375,33 @@ int dcsim_checker_stress(const struct dcsim_dput_strategy *s, unsigned int nthre
 			exit(2);
 		}
 	}
-	for (unsigned int i = 0; i < nthreads; i++) {
-		pthread_join(w[i].pt, NULL);
-		total += w[i].done;
+#if DCSIM_INSTRUMENT
+	if (wait_workers(&st, w, nthreads)) {
+		struct dcsim_lockdep_counts lc;
+
+		/* The scope stays open: its threads still spin in it. */
+		dcsim_lockdep_read(&lc);
+		stress_lock_counts(res, &lc);
+		res->runs = 1;
+		res->failures = 1;
+		/* Cut to fit: the report above has it whole. */
+		if (snprintf(res->failure, sizeof(res->failure), "stress: %s: deadlocked after the "
+			     "lock order report: %s", s->name, lc.first) < 0)
+			res->failure[0] = '\0';
+		if (!o->quiet)
+			fprintf(out, "dcsim-check: FAIL: stress, strategy %s: the threads stopped after "
+				"the lock order validator's report above (for %.0f s: deadlocked, as "
+				"it predicted; left spinning)\ncheck: %s\n(real threads: the OS "
+				"schedules, so the replay may need a few runs)\nreplay: %s\n", s->name,
+				STALL_SECONDS, lc.first, replay);
+		return 1;
 	}
+#else
+	for (unsigned int i = 0; i < nthreads; i++)
+		pthread_join(w[i].pt, NULL);
+#endif
+	for (unsigned int i = 0; i < nthreads; i++)
+		total += atomic_load(&w[i].done);
 	t = now() - t0;
 
 	/* Quiescent: the root's and the directories' references remain. */
@@ -323,6 +426,27 @@ int dcsim_checker_stress(const struct dcsim_dput_strategy *s, unsigned int nthre
 	}
 	dcsim_dput(st.root);
 	dcsim_cache_destroy(st.cache);
+#if DCSIM_INSTRUMENT
+	{
+		struct dcsim_lockdep_counts lc;
+
+		dcsim_lockdep_end(&lc);
+		stress_lock_counts(res, &lc);
+		fprintf(prog, "dcsim-check: stress: %s: lock order: %lu validated acquisitions, %lu "
+			"trylocks, %lu edges%s\n", s->name, lc.acquisitions, lc.trylocks, lc.edges,
+			lc.cycles + lc.recursions ? ", REPORTED" : "");
+		if (lc.cycles + lc.recursions) {
+			fprintf(out, "dcsim-check: FAIL: stress, strategy %s: %lu possible circular "
+				"locking dependencies, %lu possible recursive locking (the validator's "
+				"report, with both chains, is above)\ncheck: %s\n", s->name, lc.cycles,
+				lc.recursions, lc.first);
+			if (!err && snprintf(lock_failure, sizeof(lock_failure), "stress: %s: lock "
+					     "order: %s", s->name, lc.first) < 0)
+				lock_failure[0] = '\0';
+			err = 1;
+		}
+	}
+#endif
 	if (dcsim_warn_count() != warn0) {
 		char last[200];
 
@@ -342,14 +466,12 @@ int dcsim_checker_stress(const struct dcsim_dput_strategy *s, unsigned int nthre
 	res->runs = 1;
 	res->failures = err ? 1 : 0;
 	if (err) {
-		snprintf(res->failure, sizeof(res->failure), "stress: %s failed", s->name);
-		fprintf(out, "(real threads: the OS schedules, so the replay may need a few runs)\n");
-		if (o->replay_prefix)
-			fprintf(out, "replay: %s --suites stress --seed %" PRIu64 "\n",
-				o->replay_prefix, seed);
+		if (lock_failure[0])
+			snprintf(res->failure, sizeof(res->failure), "%s", lock_failure);
 		else
-			fprintf(out, "replay: dcsim-check --strategy %s --suites stress --seed %" PRIu64
-				"\n", s->name, seed);
+			snprintf(res->failure, sizeof(res->failure), "stress: %s failed", s->name);
+		fprintf(out, "(real threads: the OS schedules, so the replay may need a few runs)\n");
+		fprintf(out, "replay: %s\n", replay);
 	}
 	return err;
 }

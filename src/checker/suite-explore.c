@@ -237,6 +237,9 @@ int dcsim_checker_explore(const struct dcsim_dput_strategy *s, const struct dcsi
 	}
 	dcsim_warn_set_quiet(false);
 	res->htm_commits = commits;
+	res->lock_acquisitions = lock_acq;
+	res->lock_trylocks = lock_try;
+	res->lock_edges = lock_edges;
 	/* A replay that ran nothing has checked nothing: an error, not a pass. */
 	if (one && !res->runs) {
 		fprintf(prog, "dcsim-check: explore: --scenario %s replayed no execution (is "

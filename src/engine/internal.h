@@ -384,6 +384,13 @@ void lockdep_exec_begin(void);
 void lockdep_report(FILE *f);
 void lockdep_counts(struct dcsim_explore_result *r);
 
+/* lockdep-threads.c: the lock order validator on real threads, outside an exploration */
+void lockdep_threads_note(enum dcsim_spin_event ev, const void *lock, unsigned int subclass,
+			  const char *func, int line);
+void lockdep_threads_set_class(const void *lock, const struct dcsim_lock_class *cls);
+void lockdep_threads_set_class_array(const void *first, size_t n, size_t stride,
+				     const struct dcsim_lock_class *cls);
+
 /* htm-conflicts.c */
 void htm_conflicts(struct lthread *lt, unsigned int acc, uintptr_t addr, unsigned int size);
 

@@ -194,6 +194,10 @@ static bool may_register(void)
 /* The lock_set_class hook: dcsim_lock_set_class() of the primitives calls it. */
 void lockdep_set_class(const void *lock, const struct dcsim_lock_class *cls)
 {
+	if (!dcsim_explore_running()) {
+		lockdep_threads_set_class(lock, cls);
+		return;
+	}
 	if (!lock || !may_register())
 		return;
 	map_put((uintptr_t)lock, cls);
@@ -203,6 +207,10 @@ void lockdep_set_class(const void *lock, const struct dcsim_lock_class *cls)
 void lockdep_set_class_array(const void *first, size_t n, size_t stride,
 				const struct dcsim_lock_class *cls)
 {
+	if (!dcsim_explore_running()) {
+		lockdep_threads_set_class_array(first, n, stride, cls);
+		return;
+	}
 	if (!first || !n || !stride || !may_register())
 		return;
 	if (ld.nranges == LD_RANGES_MAX) {

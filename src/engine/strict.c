@@ -64,7 +64,12 @@ void strict_spin_note(enum dcsim_spin_event ev, const dcsim_spinlock_t *lock,
 	 * Only the baton holder runs, so its own fields need no lock; the
 	 * hand-off under ex.lock orders them before any report reads them.
 	 */
-	if (!lt || lt->txn.active)
+	if (!lt) {
+		/* Not a logical thread: a real one, for the validator of real threads. */
+		lockdep_threads_note(ev, lock, subclass, func, line);
+		return;
+	}
+	if (lt->txn.active)
 		return;
 	lasso_note_lock(lock);
 	window_note(lt, ev);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The lock classes of the cache model, for the explorer's lock order
+ * The lock classes of the cache model, for the lock order
  * validator (<dcsim/lockdep.h>, docs/lock-order.md).  Each lock is given
  * its class where the model initialises it (d_alloc(), inode_alloc(),
  * dcsim_cache_create()); the kernel code (kernel-code/) locks the model's

@@ -14,7 +14,10 @@
 #   --jobs 2 (pinned or not) and --jobs 2 within shards, and the shards
 #   0/2 + 1/2 together run every unit once;
 # - an HTM strategy that never commits fails --jobs 2 (commits summed over
-#   the processes), and a shard prints its commits for the merge.
+#   the processes), and a shard prints its commits for the merge;
+# - the lock order validator's counts on the per-suite line are summed over
+#   the processes: --jobs 2 gives the --jobs 1 figures (each unit's graph
+#   is its own), for explore and for diff.
 set -u
 bin=$1 planted=$2 never=$3
 tmp=$(mktemp -d)
@@ -29,6 +32,26 @@ for i in 0 1; do
 	run 0 "$tmp/s$i" --strategy fast-htm --suites diff,explore --shard $i/2
 	grep -q "^dcsim-check: shard $i/2: diff: fast-htm: [0-9]* runs, ok, [0-9]* simulated commits" \
 		"$tmp/s$i" || { cat "$tmp/s$i" >&2; fail "shard $i/2: no merge line"; }
+done
+
+# lockorder OUT SUITE: the lock order part of SUITE's per-suite line
+lockorder() {
+	sed -n "s/^dcsim-check: $2: [^:]*: [0-9]* runs on [0-9]* process[es]*, ok; \(lock order: .*\)/\1/p" "$1"
+}
+for j in 1 2; do
+	run 0 "$tmp/l$j" --strategy fast --suites explore,diff --scenarios prune-vs-drop,final-dputs \
+		--jobs $j
+done
+for suite in explore diff; do
+	for j in 1 2; do
+		lockorder "$tmp/l$j" $suite >"$tmp/lo$j"
+	done
+	grep -Eq "^lock order: [1-9][0-9]* validated acquisitions, [0-9]+ trylocks, [1-9][0-9]* edges" \
+		"$tmp/lo1" || { cat "$tmp/l1" >&2; fail "$suite --jobs 1: no lock order counts"; }
+	cmp -s "$tmp/lo1" "$tmp/lo2" || fail "$suite: --jobs 2 sums the lock order counts differently:
+$(cat "$tmp/lo1")
+$(cat "$tmp/lo2")"
+	echo "$me: $suite: $(cat "$tmp/lo2") (--jobs 1 and --jobs 2)"
 done
 
 for suite in diff explore; do

@@ -2,6 +2,12 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
+
+#include <dcsim/config.h>
+#if DCSIM_INSTRUMENT
+#include <dcsim/explore.h>
+#endif
 
 #include "harness.h"
 #include "../../src/base/rng.h"
@@ -79,3 +85,22 @@ size_t dcsim_test_policies(const struct dcsim_dput_strategy *s, enum dcsim_htm_p
 	out[n++] = env;
 	return n;
 }
+
+#if DCSIM_INSTRUMENT
+/*
+ * Outside a suite's scope the lock order validator of real threads only
+ * warns (docs/lock-order.md).  In a test, a warning is a failure: one
+ * made in the process's own scope fails the test at exit.
+ */
+__attribute__((destructor)) static void lockdep_at_exit(void)
+{
+	unsigned long n = dcsim_lockdep_reports();
+
+	if (n) {
+		fprintf(stderr, "test: the lock order validator of real threads made %lu report%s "
+			"(above): a failure\n", n, n > 1 ? "s" : "");
+		fflush(stderr);
+		_exit(1);
+	}
+}
+#endif

@@ -11,7 +11,9 @@
  *   3. join, drop what is held, then dcsim_cache_verify() with exact
  *      reference accounting (only the root's reference is outside);
  *   4. dcsim_shrink_all() must leave only the root, nothing leaked
- *      (allocs - frees == 1), no misuse warning; destroy the cache.
+ *      (allocs - frees == 1), no misuse warning; destroy the cache;
+ *   5. in an instrumented build, no lock order report (the validator of
+ *      real threads, docs/lock-order.md).
  *
  *   dcsim-stress [--threads T] [--ops N | --seconds S] [--strategy NAME] [--seed S]
  *
