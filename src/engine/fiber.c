@@ -169,8 +169,8 @@ static __attribute__((noreturn)) void fiber_entry(void)
 #if FIBER_ASAN
 	__sanitizer_finish_switch_fiber(NULL, &fiber_from->asan_bottom, &fiber_from->asan_size);
 #endif
-	lthread_fiber_main(lt);
-	/* lthread_fiber_main() never returns: a fiber ends by being dropped. */
+	lt->fib.main(lt);
+	/* Its main never returns: a fiber ends by being dropped. */
 	abort();
 }
 
@@ -244,14 +244,18 @@ void fiber_run_end(void)
 	}
 }
 
-/* A fiber for @lt whose first switch-in calls lthread_fiber_main(@lt). */
-void fiber_create(struct lthread *lt)
+/*
+ * A fiber for @lt whose first switch-in calls @main(@lt), which never
+ * returns (pool.c passes its lthread_fiber_main()).
+ */
+void fiber_create(struct lthread *lt, fiber_main_fn *main)
 {
 	struct fiber *f = &lt->fib;
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	char *map;
 
 	memset(f, 0, sizeof(*f));
+	f->main = main;
 	/* A guard page below the stack: an overflow faults, not corrupts. */
 	map = mmap(NULL, FIBER_STACK + page, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);

@@ -1,12 +1,48 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The explorer's side of the simulated HTM: conflict detection (strong
- * isolation), abort injection, and the statistics of a run.
+ * isolation) over the transactions' read and write sets, abort
+ * injection, and the statistics of a run.  htm-sim.c, above, runs the
+ * transactions and calls down into this file.
  */
+
+#include <string.h>
 
 #include <dcsim/explore.h>
 
 #include "internal.h"
+
+/* ---- a transaction's read and write sets, as another thread sees them ---- */
+
+/* Does @lt's transaction hold line @ln in its write set (or read set)? */
+bool htm_sim_has_line(const struct lthread *lt, uintptr_t ln, bool write_set)
+{
+	const struct sim_txn *tx = &lt->txn;
+	const uintptr_t *set = write_set ? tx->wset : tx->rset;
+	unsigned int n = write_set ? tx->nwrite : tx->nread;
+
+	for (unsigned int i = 0; i < n; i++)
+		if (set[i] == ln)
+			return true;
+	return false;
+}
+
+/*
+ * Conflict mode: @lt (parked) loses to another thread's access; its stores
+ * are rolled back now, and its next access aborts it (htm-sim.c).
+ */
+void htm_sim_doom(struct lthread *lt, dcsim_htm_status_t st)
+{
+	struct sim_txn *tx = &lt->txn;
+
+	/* Newest first: memory is as at begin before the other access is made. */
+	for (unsigned int i = tx->nlog; i-- > 0;)
+		memcpy(tx->log[i].addr, tx->log[i].old, tx->log[i].size);
+	tx->nlog = 0;
+	tx->nread = tx->nwrite = 0;
+	tx->doomed = true;
+	tx->status = st;
+}
 
 /* ---- HTM conflicts (strong isolation) ---- */
 

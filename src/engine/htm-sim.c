@@ -331,18 +331,6 @@ void sim_end(void)
 	explore_slog_txn(lt, DCSIM_ACC_FENCE, NULL, 0, "htm commit", 0);
 }
 
-bool htm_sim_has_line(const struct lthread *lt, uintptr_t ln, bool write_set)
-{
-	const struct sim_txn *tx = &lt->txn;
-	const uintptr_t *set = write_set ? tx->wset : tx->rset;
-	unsigned int n = write_set ? tx->nwrite : tx->nread;
-
-	for (unsigned int i = 0; i < n; i++)
-		if (set[i] == ln)
-			return true;
-	return false;
-}
-
 /*
  * Add the lines of an access to the read or write set (a written line
  * leaves the read set: the write set alone decides its conflicts), and
@@ -428,17 +416,4 @@ void htm_sim_access_conflict(struct lthread *lt, enum dcsim_access acc,
 		sim_do_abort(lt, st);
 	sim_track(lt, acc, addr, size);
 	sim_log_store(lt, acc, addr, size);
-}
-
-void htm_sim_doom(struct lthread *lt, dcsim_htm_status_t st)
-{
-	struct sim_txn *tx = &lt->txn;
-
-	/* Newest first: memory is as at begin before the other access is made. */
-	for (unsigned int i = tx->nlog; i-- > 0;)
-		memcpy(tx->log[i].addr, tx->log[i].old, tx->log[i].size);
-	tx->nlog = 0;
-	tx->nread = tx->nwrite = 0;
-	tx->doomed = true;
-	tx->status = st;
 }

@@ -90,6 +90,10 @@ enum lt_state {
 };
 
 struct explore_pool;
+struct lthread;
+
+/* What a fiber runs from its first switch-in; it never returns. */
+typedef void fiber_main_fn(struct lthread *lt);
 
 /* A logical thread's user-level context (fiber.c), or the controller's. */
 struct fiber {
@@ -104,6 +108,7 @@ struct fiber {
 	size_t asan_size;
 	void *tsan;			/* TSan's fiber */
 	unsigned char *tls;		/* its task-local variables while switched out */
+	fiber_main_fn *main;		/* a logical thread's: what it runs */
 };
 
 struct lthread {
@@ -354,13 +359,17 @@ void __lsan_ignore_object(const void *p);
 #define lsan_keep(p)	((void)(p))
 #endif
 
+/* baton.c */
+void baton_pass(struct lthread *lt, bool dying);
+void wait_turn(struct lthread *lt);
+
 /* crash.c */
 void crash_handler(int sig);
 
 /* fiber.c (ex.handoff fiber or ucontext; on the controller's pthread) */
 int fiber_run_begin(bool use_asm);
 void fiber_run_end(void);
-void fiber_create(struct lthread *lt);
+void fiber_create(struct lthread *lt, fiber_main_fn *main);
 void fiber_destroy(struct lthread *lt);
 void fiber_abandon(struct lthread *lt);
 void fiber_switch(struct fiber *from, struct fiber *to, struct lthread *to_lt, bool dying);
@@ -374,7 +383,6 @@ static inline bool handoff_fiber(void)
 __attribute__((noreturn)) void abandon_locked(struct lthread *lt);
 void fail_lockedf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 __attribute__((noreturn)) void park_forever(void);
-void report_failure(FILE *f);
 
 /* lockdep.c: the lock order validator */
 void lockdep_note(struct lthread *lt, enum dcsim_spin_event ev, const void *lock,
@@ -386,6 +394,10 @@ void lockdep_counts(struct dcsim_explore_result *r);
 
 /* htm-conflicts.c */
 void htm_conflicts(struct lthread *lt, unsigned int acc, uintptr_t addr, unsigned int size);
+/* Conflict mode: @lt (parked) loses to another thread's access; roll back now. */
+void htm_sim_doom(struct lthread *lt, dcsim_htm_status_t st);
+/* Does @lt's transaction hold line @ln in its write set (or read set)? */
+bool htm_sim_has_line(const struct lthread *lt, uintptr_t ln, bool write_set);
 
 /* lasso.c: fair cycles (livelocks in which every thread runs) */
 void lasso_exec_begin(void);
@@ -418,11 +430,12 @@ bool explore_pin(void);
 void explore_unpin(void);
 
 /* pool.c */
-void baton_pass(struct lthread *lt, bool dying);
-__attribute__((noreturn)) void lthread_fiber_main(struct lthread *lt);
 struct explore_pool *pool_create(unsigned int n);
 void pool_destroy(struct explore_pool *pool);
 void pool_install(struct explore_pool *pool);
+
+/* report.c */
+void report_failure(FILE *f);
 
 /* rcu-cb.c */
 void defer_rcu(struct dcsim_rcu_head *head, dcsim_rcu_cb_t func);
@@ -442,7 +455,9 @@ void uaf_check(struct lthread *lt, unsigned int acc, const volatile void *addr,
 /* sched-point.c */
 void describe_threads(char *buf, size_t len);
 void flush_write(struct lthread *lt);
-void wait_turn(struct lthread *lt);
+void explore_txn_access(struct lthread *lt, enum dcsim_access acc,
+			const volatile void *addr, unsigned int size,
+			const char *func, int line);
 
 /* strict.c */
 void strict_prepare(void);
@@ -520,17 +535,13 @@ void htm_sim_reset(struct lthread *lt);
 void htm_sim_access_conflict(struct lthread *lt, enum dcsim_access acc,
 				     const volatile void *addr, unsigned int size,
 				     const char *func, int line);
-/* Conflict mode: @lt (parked) loses to another thread's access; roll back now. */
-void htm_sim_doom(struct lthread *lt, dcsim_htm_status_t st);
-/* Does @lt's transaction hold line @ln in its write set (or read set)? */
-bool htm_sim_has_line(const struct lthread *lt, uintptr_t ln, bool write_set);
 
 /*
  * The engine's side of the seam (src/base/hooks.h): what the primitives'
  * entry points call.  hooks.c puts them in the table it registers.
  */
 void explore_sched_point(enum dcsim_access acc, const volatile void *addr,
-			 unsigned int size, const char *func, int line);	/* sched-point.c */
+			 unsigned int size, const char *func, int line);	/* access.c */
 void strict_spin_note(enum dcsim_spin_event ev, const dcsim_spinlock_t *lock,
 		      unsigned int subclass, const char *func, int line);	/* strict.c */
 void strict_spin_assert_held(const dcsim_spinlock_t *lock, const char *lock_name,

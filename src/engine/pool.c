@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The pool that runs the logical threads (a pthread each, or a fiber each
- * on the controller's pthread: fiber.c), and the baton they pass.
+ * on the controller's pthread: fiber.c); the baton they pass is baton.c.
  */
 
 #include <stdio.h>
@@ -9,40 +9,6 @@
 
 #include "../base/rcu-internal.h"
 #include "internal.h"
-
-/* ---- the baton ---- */
-
-/*
- * ex.lock held, by @lt (NULL: the controller), which has set ex.current to
- * the next holder (CTL: the controller).  Hand the baton over and return
- * when it comes back to @lt, ex.lock held again; for the controller, when
- * the execution is done.  @dying (fibers): @lt never runs again.
- * Pthreads wake the holder's condition variable and wait on their own;
- * fibers drop the lock (no pthread else takes it meanwhile) and switch.
- */
-void baton_pass(struct lthread *lt, bool dying)
-{
-	struct explore_pool *pool = ex.pool;
-
-	if (handoff_fiber()) {
-		struct fiber *from = lt ? &lt->fib : &ex.ctl_fib;
-		struct lthread *to = ex.current == CTL ? NULL : &pool->lt[ex.current];
-
-		pthread_mutex_unlock(&ex.lock);
-		fiber_switch(from, to ? &to->fib : &ex.ctl_fib, to, dying);
-		pthread_mutex_lock(&ex.lock);
-		return;
-	}
-	pthread_cond_signal(ex.current == CTL ? &ex.ctl_cv : &pool->lt[ex.current].cv);
-	if (lt) {
-		wait_turn(lt);
-		return;
-	}
-	while (!ex.exec_done)
-		pthread_cond_wait(&ex.ctl_cv, &ex.lock);
-}
-
-/* ---- the pool ---- */
 
 /*
  * ex.lock held: @lt's body returned.  Check what it left, note its exit,
@@ -135,7 +101,7 @@ static void *lthread_main(void *arg)
  * never returns: pool_destroy() drops a fiber parked here, and an
  * abandoned one is never switched to again.
  */
-__attribute__((noreturn)) void lthread_fiber_main(struct lthread *lt)
+static __attribute__((noreturn)) void lthread_fiber_main(struct lthread *lt)
 {
 	pthread_mutex_lock(&ex.lock);
 	for (;;) {
@@ -159,7 +125,7 @@ struct explore_pool *pool_create(unsigned int n)
 		lt->state = LT_DONE;
 		pthread_cond_init(&lt->cv, NULL);
 		if (handoff_fiber()) {
-			fiber_create(lt);
+			fiber_create(lt, lthread_fiber_main);
 			continue;
 		}
 		if (pthread_create(&lt->pthread, NULL, lthread_main, lt)) {
