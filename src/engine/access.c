@@ -27,6 +27,7 @@ dcsim_access_observer_fn *dcsim_access_observer_set(dcsim_access_observer_fn *fn
 void explore_sched_point(enum dcsim_access acc, const volatile void *addr,
 			 unsigned int size, const char *func, int line)
 {
+	struct explorer *ex = explore_ctx();
 	struct lthread *lt = explore_lt;
 
 	if (dcsim_likely(!lt)) {
@@ -39,19 +40,19 @@ void explore_sched_point(enum dcsim_access acc, const volatile void *addr,
 	}
 	explore_wm_restore(lt);
 	if (lt->txn.active) {
-		if (ex.o.htm != DCSIM_EXPLORE_HTM_CONFLICTS || acc == DCSIM_ACC_SPIN ||
+		if (ex->o.htm != DCSIM_EXPLORE_HTM_CONFLICTS || acc == DCSIM_ACC_SPIN ||
 		    acc == DCSIM_ACC_RESCHED) {
 			/* No schedule point inside: the transaction is atomic. */
-			explore_txn_access(lt, acc, addr, size, func, line);
-			htm_sim_access(lt, acc, addr, size, func, line);
+			explore_txn_access(ex, lt, acc, addr, size, func, line);
+			htm_sim_access(ex, lt, acc, addr, size, func, line);
 			return;
 		}
 		/* Conflict mode: others may run, and may abort us meanwhile. */
-		explore_schedule(lt, acc, addr, size, func, line);
-		htm_sim_access_conflict(lt, acc, addr, size, func, line);
+		explore_schedule(ex, lt, acc, addr, size, func, line);
+		htm_sim_access_conflict(ex, lt, acc, addr, size, func, line);
 		return;
 	}
-	explore_schedule(lt, acc, addr, size, func, line);
+	explore_schedule(ex, lt, acc, addr, size, func, line);
 }
 
 /* Only the baton holder runs, so its own counter needs no lock. */
@@ -67,14 +68,15 @@ void dcsim_explore_progress(void)
 
 void dcsim_explore_yield(void)
 {
+	struct explorer *ex = explore_ctx();
 	struct lthread *lt = explore_lt;
 
 	if (!lt)
 		return;
 	if (!lt->txn.active) {
-		explore_schedule(lt, DCSIM_ACC_FENCE, NULL, 0, "dcsim_explore_yield", 0);
-	} else if (ex.o.htm == DCSIM_EXPLORE_HTM_CONFLICTS) {
-		explore_schedule(lt, DCSIM_ACC_FENCE, NULL, 0, "dcsim_explore_yield", 0);
-		htm_sim_access_conflict(lt, DCSIM_ACC_FENCE, NULL, 0, "dcsim_explore_yield", 0);
+		explore_schedule(ex, lt, DCSIM_ACC_FENCE, NULL, 0, "dcsim_explore_yield", 0);
+	} else if (ex->o.htm == DCSIM_EXPLORE_HTM_CONFLICTS) {
+		explore_schedule(ex, lt, DCSIM_ACC_FENCE, NULL, 0, "dcsim_explore_yield", 0);
+		htm_sim_access_conflict(ex, lt, DCSIM_ACC_FENCE, NULL, 0, "dcsim_explore_yield", 0);
 	}
 }

@@ -11,10 +11,10 @@
 #include "internal.h"
 
 /*
- * ex.lock held: @lt's body returned.  Check what it left, note its exit,
- * and set ex.current to the next holder (CTL when the execution is over).
+ * ex->lock held: @lt's body returned.  Check what it left, note its exit,
+ * and set ex->current to the next holder (CTL when the execution is over).
  */
-static void lthread_exited(struct lthread *lt)
+static void lthread_exited(struct explorer *ex, struct lthread *lt)
 {
 	struct explore_pool *pool = lt->pool;
 	int next;
@@ -22,16 +22,16 @@ static void lthread_exited(struct lthread *lt)
 	flush_write(lt);
 	lasso_flush(lt);
 	if (lt->rcu_depth) {
-		fail_lockedf("T%u returned inside an RCU read-side section (depth %u)",
+		fail_lockedf(ex, "T%u returned inside an RCU read-side section (depth %u)",
 			     lt->id, lt->rcu_depth);
-		abandon_locked(lt);
+		abandon_locked(ex, lt);
 	}
 	lt->state = LT_DONE;
 	wm_clear(lt);
-	rcu_tick(lt);
-	slog_add(lt->id, SL_EXIT, NULL, 0, "(body returned)", 0, false);
-	strict_exit(lt);
-	next = pick(lt);
+	rcu_tick(ex, lt);
+	slog_add(ex, lt->id, SL_EXIT, NULL, 0, "(body returned)", 0, false);
+	strict_exit(ex, lt);
+	next = pick(ex, lt);
 	if (next < 0) {
 		bool live = false;
 
@@ -40,31 +40,32 @@ static void lthread_exited(struct lthread *lt)
 		if (live) {
 			char who[160] = "";
 
-			strict_stuck(lt);
+			strict_stuck(ex, lt);
 
-			describe_threads(who, sizeof(who));
-			fail_lockedf("deadlock: the last running thread T%u returned and "
+			describe_threads(ex, who, sizeof(who));
+			fail_lockedf(ex, "deadlock: the last running thread T%u returned and "
 				     "every other spins:%s", lt->id, who);
 		}
-		ex.exec_done = true;
-		ex.current = CTL;
+		ex->exec_done = true;
+		ex->current = CTL;
 	} else {
-		ex.current = next;
+		ex->current = next;
 	}
 }
 
-/* ex.lock held, @lt holds the baton: run its body once. */
-static void lthread_run_body(struct lthread *lt)
+/* ex->lock held, @lt holds the baton: run its body once. */
+static void lthread_run_body(struct explorer *ex, struct lthread *lt)
 {
-	pthread_mutex_unlock(&ex.lock);
-	ex.sc->thread(ex.state, lt->id);
+	pthread_mutex_unlock(&ex->lock);
+	ex->sc->thread(ex->state, lt->id);
 	explore_wm_restore(lt);
-	pthread_mutex_lock(&ex.lock);
-	lthread_exited(lt);
+	pthread_mutex_lock(&ex->lock);
+	lthread_exited(ex, lt);
 }
 
 static void *lthread_main(void *arg)
 {
+	struct explorer *ex = explore_ctx();
 	struct lthread *lt = arg;
 	struct explore_pool *pool = lt->pool;
 
@@ -78,19 +79,19 @@ static void *lthread_main(void *arg)
 	 */
 	dcsim_rcu_thread_online_slow();
 	explore_lt = lt;
-	pthread_mutex_lock(&ex.lock);
+	pthread_mutex_lock(&ex->lock);
 	for (;;) {
-		wait_turn(lt);
+		wait_turn(ex, lt);
 		if (pool->shutdown)
 			break;
 		if (pool->dead) {
-			pthread_mutex_unlock(&ex.lock);
+			pthread_mutex_unlock(&ex->lock);
 			park_forever();
 		}
-		lthread_run_body(lt);
-		pthread_cond_signal(ex.current == CTL ? &ex.ctl_cv : &pool->lt[ex.current].cv);
+		lthread_run_body(ex, lt);
+		pthread_cond_signal(ex->current == CTL ? &ex->ctl_cv : &pool->lt[ex->current].cv);
 	}
-	pthread_mutex_unlock(&ex.lock);
+	pthread_mutex_unlock(&ex->lock);
 	explore_lt = NULL;
 	return NULL;
 }
@@ -103,14 +104,16 @@ static void *lthread_main(void *arg)
  */
 static __attribute__((noreturn)) void lthread_fiber_main(struct lthread *lt)
 {
-	pthread_mutex_lock(&ex.lock);
+	struct explorer *ex = explore_ctx();
+
+	pthread_mutex_lock(&ex->lock);
 	for (;;) {
-		lthread_run_body(lt);
-		baton_pass(lt, false);
+		lthread_run_body(ex, lt);
+		baton_pass(ex, lt, false);
 	}
 }
 
-struct explore_pool *pool_create(unsigned int n)
+struct explore_pool *pool_create(struct explorer *ex, unsigned int n)
 {
 	struct explore_pool *pool = calloc(1, sizeof(*pool));
 
@@ -124,7 +127,7 @@ struct explore_pool *pool_create(unsigned int n)
 		lt->id = i;
 		lt->state = LT_DONE;
 		pthread_cond_init(&lt->cv, NULL);
-		if (handoff_fiber()) {
+		if (handoff_fiber(ex)) {
 			fiber_create(lt, lthread_fiber_main);
 			continue;
 		}
@@ -136,34 +139,34 @@ struct explore_pool *pool_create(unsigned int n)
 	return pool;
 }
 
-/* Its threads read ex.pool under ex.lock as soon as they start. */
-void pool_install(struct explore_pool *pool)
+/* Its threads read ex->pool under ex->lock as soon as they start. */
+void pool_install(struct explorer *ex, struct explore_pool *pool)
 {
 	if (!pool) {
 		fputs("dcsim-explore: out of memory\n", stderr);
 		abort();
 	}
-	pthread_mutex_lock(&ex.lock);
-	ex.pool = pool;
-	pthread_mutex_unlock(&ex.lock);
+	pthread_mutex_lock(&ex->lock);
+	ex->pool = pool;
+	pthread_mutex_unlock(&ex->lock);
 }
 
 /* Only for a pool that is not dead: its threads wait at the top of their loop. */
-void pool_destroy(struct explore_pool *pool)
+void pool_destroy(struct explorer *ex, struct explore_pool *pool)
 {
-	if (handoff_fiber()) {
+	if (handoff_fiber(ex)) {
 		for (unsigned int i = 0; i < pool->n; i++) {
-			fiber_destroy(&pool->lt[i]);
+			fiber_destroy(ex, &pool->lt[i]);
 			pthread_cond_destroy(&pool->lt[i].cv);
 		}
 		free(pool);
 		return;
 	}
-	pthread_mutex_lock(&ex.lock);
+	pthread_mutex_lock(&ex->lock);
 	pool->shutdown = true;
 	for (unsigned int i = 0; i < pool->n; i++)
 		pthread_cond_signal(&pool->lt[i].cv);
-	pthread_mutex_unlock(&ex.lock);
+	pthread_mutex_unlock(&ex->lock);
 	for (unsigned int i = 0; i < pool->n; i++) {
 		pthread_join(pool->lt[i].pthread, NULL);
 		pthread_cond_destroy(&pool->lt[i].cv);
