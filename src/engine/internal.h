@@ -312,9 +312,15 @@ struct explorer {
 
 /*
  * The explorer's state, for an entry point of the engine: everything else
- * gets it as its first parameter, ex (context.c).
+ * gets it as its first parameter, ex.  The object (context.c) is named
+ * nowhere but here.
  */
-struct explorer *explore_ctx(void);
+extern struct explorer explore_the_explorer __attribute__((visibility("hidden")));
+
+static inline struct explorer *explore_ctx(void)
+{
+	return &explore_the_explorer;
+}
 extern const char *const acc_names[];
 
 
