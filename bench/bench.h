@@ -252,6 +252,28 @@ struct bench_host {
 	char busy_why[192];
 };
 
+/* args.c: the options' values; each names the option when it refuses one */
+__attribute__((format(printf, 1, 2))) int bench_bad(const char *fmt, ...);
+/* An unsigned integer in [min, max] (<dcsim/parse.h>); Return: 0 or -1. */
+int bench_parse_uint(const char *s, unsigned long long min, unsigned long long max,
+		     unsigned long long *out);
+/* --@opt's whole number in [min, max] into *@out.  Return: 0, or 2 (said why). */
+int bench_opt_uint(const char *opt, const char *arg, unsigned long long min,
+		   unsigned long long max, unsigned int *out);
+/* Comma list of unsigned numbers in [min, max]; Return: count, or -1 on a bad element. */
+int bench_parse_list(const char *s, unsigned long long min, unsigned long long max,
+		     unsigned int *out, unsigned int cap);
+int bench_parse_workloads(struct bench_config *cfg, const char *list);
+int bench_parse_mix(struct bench_config *cfg, const char *spec);
+/* A number in (min, max] (a trailing % divides by 100 when @pct); Return: 0 or -1. */
+int bench_parse_double(const char *s, double min, double max, bool pct, double *out);
+
+/* run.c: the measurement */
+/* Rows in report order: group, then threads, then subject.  Return: 0 or -ENOMEM. */
+int bench_build_rows(struct bench_config *cfg);
+/* Every repetition of every block.  Return: 0, or 1 when a cell failed. */
+int bench_run_all(struct bench_config *cfg);
+
 /* host.c: what the host did while we measured */
 struct bench_hostmon {
 	unsigned long long stat[8];	/* /proc/stat "cpu" line */

@@ -155,132 +155,6 @@ static void list_all(void)
 	printf("  %-12s %s\n", "raw-lockref", bench_bound_lockref.models);
 }
 
-static __attribute__((format(printf, 1, 2))) int bad(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs(PROG ": ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs("\n(try '" PROG " --help')\n", stderr);
-	return 2;
-}
-
-/* An unsigned integer in [min, max] (<dcsim/parse.h>); Return: 0 or -1. */
-static int parse_uint(const char *s, unsigned long long min, unsigned long long max,
-		      unsigned long long *out)
-{
-	uint64_t v;
-
-	if (dcsim_parse_u64(s, min, max, &v))
-		return -1;
-	*out = v;
-	return 0;
-}
-
-static int opt_uint(const char *opt, const char *arg, unsigned long long min,
-		    unsigned long long max, unsigned int *out)
-{
-	unsigned long long v;
-
-	if (parse_uint(arg, min, max, &v))
-		return bad("--%s wants a whole number in %llu..%llu, got '%s'", opt, min, max, arg);
-	*out = (unsigned int)v;
-	return 0;
-}
-
-/*
- * Comma list of unsigned numbers in [min, max] (<dcsim/parse.h>: no empty
- * element, nothing that wraps); Return: count, or -1 on a bad element.
- */
-static int parse_list(const char *s, unsigned long long min, unsigned long long max,
-		      unsigned int *out, unsigned int cap)
-{
-	uint64_t v[BENCH_MAX_THREADS];
-	int n;
-
-	if (max > UINT_MAX || cap > DCSIM_ARRAY_SIZE(v))
-		return -1;
-	n = dcsim_parse_u64_list(s, min, max, v, cap);
-	for (int i = 0; i < n; i++)
-		out[i] = (unsigned int)v[i];
-	return n > 0 ? n : -1;
-}
-
-static int add_group(struct bench_config *cfg, const char *name,
-		     const struct bench_workload *wl)
-{
-	for (unsigned int i = 0; i < cfg->nr_groups; i++)
-		if (!strcmp(cfg->groups[i].name, name))
-			return 0;	/* named twice: once is enough */
-	if (cfg->nr_groups >= DCSIM_ARRAY_SIZE(cfg->groups))
-		return bad("too many workloads");
-	cfg->groups[cfg->nr_groups++] = (struct bench_group){ .name = name, .wl = wl };
-	return 0;
-}
-
-static int parse_workloads(struct bench_config *cfg, const char *list)
-{
-	char buf[256], *save, *tok;
-
-	if (!list) {
-		for (unsigned int i = 0; i < bench_nr_workloads; i++)
-			add_group(cfg, bench_workloads[i]->name, bench_workloads[i]);
-		return 0;
-	}
-	if (!*list || strlen(list) >= sizeof(buf))
-		return bad("--workloads wants a comma list of workloads");
-	strcpy(buf, list);
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		const struct bench_workload *wl = bench_workload_find(tok);
-		int err;
-
-		if (!wl) {
-			fprintf(stderr, PROG ": unknown workload '%s'; known:", tok);
-			for (unsigned int i = 0; i < bench_nr_workloads; i++)
-				fprintf(stderr, " %s", bench_workloads[i]->name);
-			fputc('\n', stderr);
-			return 2;
-		}
-		err = add_group(cfg, wl->name, wl);
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
-static int parse_mix(struct bench_config *cfg, const char *spec)
-{
-	char buf[256], *save, *tok;
-
-	if (!*spec || strlen(spec) >= sizeof(buf))
-		return bad("--mix wants NAME=WEIGHT pairs, e.g. hot=1,walk=4");
-	memset(cfg->shape.mix, 0, sizeof(cfg->shape.mix));
-	strcpy(buf, spec);
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char *eq = strchr(tok, '=');
-		unsigned long long w;
-		unsigned int i;
-
-		if (!eq)
-			return bad("--mix: '%s' is not NAME=WEIGHT", tok);
-		*eq = 0;
-		for (i = 0; i < bench_nr_workloads; i++)
-			if (!strcmp(bench_workloads[i]->name, tok))
-				break;
-		if (i == bench_nr_workloads || !strcmp(tok, "mixed"))
-			return bad("--mix: '%s' is not a workload that can be mixed", tok);
-		if (parse_uint(eq + 1, 0, 1000000, &w))
-			return bad("--mix: weight for %s must be 0..1000000, got '%s'", tok, eq + 1);
-		cfg->shape.mix[i] = (unsigned int)w;
-	}
-	for (unsigned int i = 0; i < bench_nr_workloads; i++)
-		if (cfg->shape.mix[i])
-			return 0;
-	return bad("--mix: every weight is zero");
-}
-
 static void host_info(struct bench_host *h, const struct bench_hostmon *mon)
 {
 	struct dcsim_htm_info info;
@@ -358,216 +232,6 @@ static int default_cpus(struct bench_config *cfg)
 	return 0;
 }
 
-/* Rows in report order: group, then threads, then subject. */
-static int build_rows(struct bench_config *cfg)
-{
-	unsigned int n = 0;
-
-	for (unsigned int g = 0; g < cfg->nr_groups; g++)
-		n += cfg->groups[g].nr_subjects * cfg->nr_threads;
-	cfg->rows = calloc(n, sizeof(*cfg->rows));
-	if (!cfg->rows)
-		return -ENOMEM;
-	cfg->nr_rows = 0;
-	for (unsigned int g = 0; g < cfg->nr_groups; g++)
-		for (unsigned int ti = 0; ti < cfg->nr_threads; ti++)
-			for (unsigned int k = 0; k < cfg->groups[g].nr_subjects; k++) {
-				struct bench_row *r = &cfg->rows[cfg->nr_rows++];
-
-				r->group = g;
-				r->tidx = ti;
-				r->subject = cfg->groups[g].first_subject + k;
-				r->samples = calloc(cfg->max_reps, sizeof(*r->samples));
-				r->agg = calloc(1, sizeof(*r->agg));
-				if (!r->samples || !r->agg)
-					return -ENOMEM;
-			}
-	cfg->near_bounds = calloc((size_t)cfg->nr_groups * cfg->nr_threads * BENCH_NR_NEAR *
-				  cfg->max_reps, sizeof(*cfg->near_bounds));
-	return cfg->near_bounds ? 0 : -ENOMEM;
-}
-
-/* Cells of one repetition of block @g: a workload block also runs two bounds. */
-static unsigned int block_cells(const struct bench_config *cfg, unsigned int g)
-{
-	return cfg->groups[g].nr_subjects + (g ? BENCH_NR_NEAR : 0);
-}
-
-static struct bench_row *row_of(struct bench_config *cfg, unsigned int g, unsigned int ti,
-				unsigned int s)
-{
-	for (unsigned int i = 0; i < cfg->nr_rows; i++) {
-		struct bench_row *r = &cfg->rows[i];
-
-		if (r->group == g && r->tidx == ti && r->subject == s)
-			return r;
-	}
-	return NULL;
-}
-
-static void progress(const struct bench_config *cfg, unsigned long done, unsigned long total,
-		     unsigned int rep, const char *group, unsigned int threads, const char *subj,
-		     double eta_s)
-{
-	if (!cfg->progress)
-		return;
-	fprintf(stderr, "\r\033[K[%3lu%%] rep %u/%u%s  %-6s t=%-3u %-12s  ~%.0fs left",
-		total ? done * 100 / total : 100, rep + 1, cfg->ci_width > 0 ? cfg->max_reps : cfg->reps,
-		cfg->ci_width > 0 ? " (adaptive)" : "", group, threads, subj, eta_s);
-	fflush(stderr);
-}
-
-static double mono_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-/*
- * One (group, threads) block of one repetition, its cells rotated by @rep.
- * A workload block's cells are its subjects and the floor and spin bounds:
- * a ratio to a bound then divides by a cell measured seconds, not a whole
- * pass over the groups, away (host speed drifts on that scale).
- */
-static int run_block(struct bench_config *cfg, unsigned int rep, unsigned int g, unsigned int ti,
-		     unsigned long *done, unsigned long total, double t0, int *failed)
-{
-	const struct bench_group *grp = &cfg->groups[g];
-	unsigned int n = block_cells(cfg, g);
-
-	for (unsigned int k = 0; k < n; k++) {
-		unsigned int c = (k + rep) % n, s;
-		const struct bench_workload *wl;
-		struct bench_sample *out;
-		double el = mono_s() - t0;
-		int err;
-
-		if (c < grp->nr_subjects) {
-			s = grp->first_subject + c;
-			wl = grp->wl ? grp->wl : cfg->subjects[s].bound;
-			out = &row_of(cfg, g, ti, s)->samples[rep];
-		} else {
-			c -= grp->nr_subjects;
-			s = c == BENCH_NEAR_FLOOR ? BENCH_SUBJ_FLOOR : BENCH_SUBJ_SPIN;
-			wl = cfg->subjects[s].bound;
-			out = bench_near_bound(cfg, g, ti, c, rep);
-		}
-		progress(cfg, *done, total, rep, grp->name, cfg->threads[ti], cfg->subjects[s].name,
-			 *done ? el * (total - *done) / *done : 0);
-		err = bench_run_cell(cfg, wl, &cfg->subjects[s], cfg->threads[ti], out);
-		if (err && (*failed)++ < 3)
-			fprintf(stderr, "%s" PROG ": %s/%s at %u threads failed: %s%s\n",
-				cfg->progress ? "\n" : "", grp->name, cfg->subjects[s].name,
-				cfg->threads[ti], strerror(-err),
-				*failed == 3 ? " (further failures not shown)" : "");
-		(*done)++;
-	}
-	return 0;
-}
-
-/*
- * Adaptive mode: which (group, threads) blocks need another repetition.
- * A block does when one of its ratios (over the baseline, the floor, the
- * spin bound) has a ci95 wider than --ci-width of its median.  A workload
- * block measures its own floor and spin cells (run_block()), so it needs
- * the bounds block only for the bounds' own rows.  Return: ratios still
- * too wide.
- */
-static unsigned int blocks_wanted(struct bench_config *cfg, bool *want)
-{
-	unsigned int wide = 0, checked = 0;
-
-	memset(want, 0, sizeof(bool) * cfg->nr_groups * cfg->nr_threads);
-	for (unsigned int i = 0; i < cfg->nr_rows; i++) {
-		const struct bench_row *row = &cfg->rows[i];
-		const struct bench_est *e[3];
-		struct bench_agg a;
-		bool more = false;
-
-		bench_aggregate(cfg, row, &a);
-		e[0] = &a.r_base;
-		e[1] = &a.r_floor;
-		e[2] = &a.r_ceil;
-		for (int k = 0; k < 3; k++) {
-			/* the baseline over itself and a bound over itself are exactly 1 */
-			if (!e[k]->n || (e[k]->lo == e[k]->hi && e[k]->med == 1))
-				continue;
-			checked++;
-			if (bench_est_width(e[k]) > cfg->ci_width) {
-				wide++;
-				more = true;
-			}
-		}
-		if (more)
-			want[row->group * cfg->nr_threads + row->tidx] = true;
-	}
-	cfg->adaptive_ratios = checked;
-	return wide;
-}
-
-/*
- * The measurement: repetition by repetition, every (group, threads) pair,
- * its subjects in an order rotated by the repetition number, so no subject
- * always runs first after a warm-up or last before a frequency drop.  With
- * --ci-width, repetitions go on past --reps for the blocks whose ratios are
- * still too uncertain, until none is, --max-reps, or the time budget.
- */
-static int run_all(struct bench_config *cfg)
-{
-	unsigned int reps_min = cfg->reps;
-	unsigned long per_rep = 0, total, done = 0;
-	bool want[8 * 32];
-	double t0 = mono_s(), rep_s = 0;
-	int failed = 0;
-
-	for (unsigned int g = 0; g < cfg->nr_groups; g++)
-		per_rep += (unsigned long)block_cells(cfg, g) * cfg->nr_threads;
-	total = per_rep * reps_min;
-	cfg->adaptive_end = "max reps";
-	for (unsigned int i = 0; i < DCSIM_ARRAY_SIZE(want); i++)
-		want[i] = true;
-	for (unsigned int rep = 0; rep < cfg->max_reps; rep++) {
-		double r0 = mono_s();
-
-		if (rep >= reps_min) {
-			unsigned long cells = 0;
-
-			cfg->reps = rep;
-			cfg->adaptive_wide = blocks_wanted(cfg, want);
-			if (!cfg->adaptive_wide) {
-				cfg->adaptive_end = "converged";
-				break;
-			}
-			/* do not start a repetition the budget cannot hold */
-			if (mono_s() - t0 + rep_s > cfg->time_budget_s) {
-				cfg->adaptive_end = "time budget";
-				break;
-			}
-			for (unsigned int g = 0; g < cfg->nr_groups; g++)
-				for (unsigned int ti = 0; ti < cfg->nr_threads; ti++)
-					if (want[g * cfg->nr_threads + ti])
-						cells += block_cells(cfg, g);
-			total = done + cells;
-		}
-		for (unsigned int ti = 0; ti < cfg->nr_threads; ti++)
-			for (unsigned int g = 0; g < cfg->nr_groups; g++)
-				if (want[g * cfg->nr_threads + ti])
-					run_block(cfg, rep, g, ti, &done, total, t0, &failed);
-		cfg->reps = rep + 1;
-		rep_s = mono_s() - r0;
-		if (cfg->ci_width > 0 && rep + 1 == cfg->max_reps) {
-			cfg->adaptive_wide = blocks_wanted(cfg, want);
-			cfg->adaptive_end = cfg->adaptive_wide ? "max reps" : "converged";
-		}
-	}
-	cfg->run_s = mono_s() - t0;
-	if (cfg->progress)
-		fprintf(stderr, "\r\033[K");
-	return failed ? 1 : 0;
-}
-
 /* --save FILE.json: the JSON report besides the one -f asked for.  Return: 0 or -1. */
 static int save_json(struct bench_config *cfg, const struct bench_host *host, const char *path)
 {
@@ -625,28 +289,6 @@ enum {
 	OPT_SAVE, OPT_CALL_RCU,
 };
 
-/* A number in (min, max] (a trailing % divides by 100 when @pct); Return: 0 or -1. */
-static int parse_double(const char *s, double min, double max, bool pct, double *out)
-{
-	char buf[64];
-	size_t n = s ? strlen(s) : 0;
-	double d;
-
-	if (!n || n >= sizeof(buf))
-		return -1;
-	memcpy(buf, s, n + 1);
-	if (pct && buf[n - 1] == '%')
-		buf[n - 1] = '\0';
-	if (dcsim_parse_double(buf, -HUGE_VAL, HUGE_VAL, &d))
-		return -1;
-	if (pct && s[n - 1] == '%')
-		d /= 100;
-	if (!(d > min) || d > max)
-		return -1;
-	*out = d;
-	return 0;
-}
-
 /* ---- the command line: one table, one entry per option ---- */
 
 static struct bench_config cfg;
@@ -681,10 +323,10 @@ struct bench_opt {
 
 static int opt_threads(const char *arg)
 {
-	int n = parse_list(arg, 1, BENCH_MAX_THREADS, cfg.threads, DCSIM_ARRAY_SIZE(cfg.threads));
+	int n = bench_parse_list(arg, 1, BENCH_MAX_THREADS, cfg.threads, DCSIM_ARRAY_SIZE(cfg.threads));
 
 	if (n < 0)
-		return bad("--threads wants a comma list of thread counts in 1..%u (at most %zu of "
+		return bench_bad("--threads wants a comma list of thread counts in 1..%u (at most %zu of "
 			   "them), got '%s'", BENCH_MAX_THREADS, DCSIM_ARRAY_SIZE(cfg.threads), arg);
 	cfg.nr_threads = 0;
 	for (int i = 0; i < n; i++) {
@@ -703,11 +345,11 @@ static int opt_duration(const char *arg)
 	double d;
 
 	if (dcsim_parse_double(arg, -HUGE_VAL, HUGE_VAL, &d))
-		return bad("--duration wants seconds, e.g. 0.1, got '%s'", arg);
+		return bench_bad("--duration wants seconds, e.g. 0.1, got '%s'", arg);
 	if (d <= 0)
-		return bad("--duration must be positive, got '%s'", arg);
+		return bench_bad("--duration must be positive, got '%s'", arg);
 	if (d > 3600)
-		return bad("--duration: %s s per cell is more than an hour", arg);
+		return bench_bad("--duration: %s s per cell is more than an hour", arg);
 	cfg.duration_s = d;
 	cli.duration_set = true;
 	cfg.ops = 0;
@@ -718,8 +360,8 @@ static int opt_ops(const char *arg)
 {
 	unsigned long long v;
 
-	if (parse_uint(arg, 1, 1ull << 40, &v))
-		return bad("--ops wants a positive operation count, got '%s'", arg);
+	if (bench_parse_uint(arg, 1, 1ull << 40, &v))
+		return bench_bad("--ops wants a positive operation count, got '%s'", arg);
 	cfg.ops = v;
 	return 0;
 }
@@ -728,8 +370,8 @@ static int opt_seed(const char *arg)
 {
 	unsigned long long v;
 
-	if (parse_uint(arg, 0, ULLONG_MAX, &v))
-		return bad("--seed wants a whole number, got '%s'", arg);
+	if (bench_parse_uint(arg, 0, ULLONG_MAX, &v))
+		return bench_bad("--seed wants a whole number, got '%s'", arg);
 	cfg.seed = v;
 	return 0;
 }
@@ -741,13 +383,13 @@ static int opt_call_rcu(const char *arg)
 	else if (!strcmp(arg, "percpu"))
 		cfg.call_rcu = DCSIM_RCU_CB_PER_CPU;
 	else
-		return bad("--call-rcu wants global or percpu, got '%s'", arg);
+		return bench_bad("--call-rcu wants global or percpu, got '%s'", arg);
 	return 0;
 }
 
 static int opt_mix(const char *arg)
 {
-	return parse_mix(&cfg, arg);
+	return bench_parse_mix(&cfg, arg);
 }
 
 static int opt_format(const char *arg)
@@ -759,7 +401,7 @@ static int opt_format(const char *arg)
 	else if (!strcmp(arg, "json"))
 		cfg.format = BENCH_FMT_JSON;
 	else
-		return bad("--format must be table, csv or json, got '%s'", arg);
+		return bench_bad("--format must be table, csv or json, got '%s'", arg);
 	return 0;
 }
 
@@ -779,16 +421,16 @@ static int opt_no_progress(const char *arg)
 
 static int opt_ci_width(const char *arg)
 {
-	if (parse_double(arg, 0, 1, true, &cfg.ci_width))
-		return bad("--ci-width wants the largest relative ci95 width of a ratio, in (0, 1] "
+	if (bench_parse_double(arg, 0, 1, true, &cfg.ci_width))
+		return bench_bad("--ci-width wants the largest relative ci95 width of a ratio, in (0, 1] "
 			   "or as a percentage, e.g. 0.05 or 5%%, got '%s'", arg);
 	return 0;
 }
 
 static int opt_time_budget(const char *arg)
 {
-	if (parse_double(arg, 0, 86400, false, &cfg.time_budget_s))
-		return bad("--time-budget wants seconds in (0, 86400], got '%s'", arg);
+	if (bench_parse_double(arg, 0, 86400, false, &cfg.time_budget_s))
+		return bench_bad("--time-budget wants seconds in (0, 86400], got '%s'", arg);
 	cli.budget_set = true;
 	return 0;
 }
@@ -796,8 +438,8 @@ static int opt_time_budget(const char *arg)
 static int opt_warmup(const char *arg)
 {
 	/* 0 is allowed: (min, max] with min just below it */
-	if (parse_double(arg, -1e-300, 0.9, true, &cfg.warmup))
-		return bad("--warmup wants the share of a cell to discard, 0..0.9 (e.g. 0.1 or "
+	if (bench_parse_double(arg, -1e-300, 0.9, true, &cfg.warmup))
+		return bench_bad("--warmup wants the share of a cell to discard, 0..0.9 (e.g. 0.1 or "
 			   "10%%), got '%s'", arg);
 	cfg.warmup = fmax(cfg.warmup, 0);
 	return 0;
@@ -874,7 +516,7 @@ static int opt_apply(int val, const char *arg)
 		*o->given = true;
 	switch (o->kind) {
 	case OK_UINT:
-		return opt_uint(o->name, arg, o->min, o->max, o->dst) ? 2 : 0;
+		return bench_opt_uint(o->name, arg, o->min, o->max, o->dst) ? 2 : 0;
 	case OK_STR:
 		*(const char **)o->dst = arg;
 		return 0;
@@ -940,9 +582,9 @@ int main(int argc, char **argv)
 	if (compare) {
 		/* --compare A.json B.json: no measurement, only the two reports */
 		if (optind == argc)
-			return bad("--compare wants two JSON reports: --compare A.json B.json");
+			return bench_bad("--compare wants two JSON reports: --compare A.json B.json");
 		if (optind + 1 < argc)
-			return bad("unexpected argument '%s' after --compare A B", argv[optind + 1]);
+			return bench_bad("unexpected argument '%s' after --compare A B", argv[optind + 1]);
 		/* The inputs are read first; -o is renamed into place only on success. */
 		if (output && bench_out_open(&out, output, "-o"))
 			return 2;
@@ -951,33 +593,33 @@ int main(int argc, char **argv)
 		return finish_redraw(&out, err);
 	}
 	if (optind < argc)
-		return bad("unexpected argument '%s'", argv[optind]);
+		return bench_bad("unexpected argument '%s'", argv[optind]);
 	if (from) {
 		/* --from FILE.json: no measurement, the saved run's reports */
 		if (cfg.sharing || save)
-			return bad("--from redraws a saved run: no --sharing or --save with it");
+			return bench_bad("--from redraws a saved run: no --sharing or --save with it");
 		if (output && bench_out_open(&out, output, "-o"))
 			return 2;
 		err = bench_from(from, cfg.format, cfg.plot, out.f ? out.f : stdout);
 		return finish_redraw(&out, err);
 	}
 	if (cfg.sharing && !bench_sharing_supported())
-		return bad("--sharing counts writes through the instrumented build's access hook: "
+		return bench_bad("--sharing counts writes through the instrumented build's access hook: "
 			   "build with meson setup build-instr -Dinstrument=true and run "
 			   "build-instr/bench/dcsim-bench --sharing");
 	if (cfg.sharing && (cfg.ci_width > 0 || cfg.plot))
-		return bad("--sharing counts writes, it times nothing: no --ci-width or --plot");
+		return bench_bad("--sharing counts writes, it times nothing: no --ci-width or --plot");
 	if (!(cfg.ci_width > 0) && (cli.budget_set || cli.max_reps_set))
-		return bad("--time-budget and --max-reps belong to the adaptive mode: give "
+		return bench_bad("--time-budget and --max-reps belong to the adaptive mode: give "
 			   "--ci-width too");
 	if (cfg.ci_width > 0) {
 		if (!cli.max_reps_set)
 			cfg.max_reps = cfg.reps > BENCH_ADAPTIVE_MAX_REPS ? cfg.reps :
 				       BENCH_ADAPTIVE_MAX_REPS;
 		if (cfg.max_reps < cfg.reps)
-			return bad("--max-reps %u is below --reps %u", cfg.max_reps, cfg.reps);
+			return bench_bad("--max-reps %u is below --reps %u", cfg.max_reps, cfg.reps);
 		if (cfg.reps < 3)
-			return bad("--ci-width needs --reps of at least 3 to start from, got %u",
+			return bench_bad("--ci-width needs --reps of at least 3 to start from, got %u",
 				   cfg.reps);
 	} else {
 		cfg.max_reps = cfg.reps;
@@ -986,17 +628,17 @@ int main(int argc, char **argv)
 	/* HTM policy first: it decides what the HTM strategies will do. */
 	err = dcsim_htm_init();
 	if (err == -EINVAL && !htm_arg)
-		return bad("DCSIM_HTM in the environment must be auto, off or force");
+		return bench_bad("DCSIM_HTM in the environment must be auto, off or force");
 	if (cfg.sharing) {
 		/* the observer's own writes would abort every transaction */
 		if (htm_arg && strcmp(htm_arg, "off"))
-			return bad("--sharing cannot see inside a transaction: --htm off only");
+			return bench_bad("--sharing cannot see inside a transaction: --htm off only");
 		dcsim_htm_set_policy(DCSIM_HTM_OFF);
 	} else if (htm_arg) {
 		enum dcsim_htm_policy pol;
 
 		if (dcsim_htm_policy_parse(htm_arg, &pol))
-			return bad("--htm must be auto, off or force, got '%s'", htm_arg);
+			return bench_bad("--htm must be auto, off or force, got '%s'", htm_arg);
 		err = dcsim_htm_set_policy(pol);
 		if (err == -ENOTSUP) {
 			struct dcsim_htm_info info;
@@ -1016,17 +658,17 @@ int main(int argc, char **argv)
 	}
 	if (cpus_arg) {
 		unsigned int tmp[BENCH_MAX_THREADS];
-		int n = parse_list(cpus_arg, 0, CPU_SETSIZE - 1, tmp, BENCH_MAX_THREADS);
+		int n = bench_parse_list(cpus_arg, 0, CPU_SETSIZE - 1, tmp, BENCH_MAX_THREADS);
 
 		if (n < 0)
-			return bad("--cpus wants a comma list of CPU numbers, got '%s'", cpus_arg);
+			return bench_bad("--cpus wants a comma list of CPU numbers, got '%s'", cpus_arg);
 		for (int i = 0; i < n; i++) {
 			bool allowed = false;
 
 			for (unsigned int j = 0; j < cfg.nr_cpus; j++)
 				allowed |= cfg.cpus[j] == (int)tmp[i];
 			if (!allowed)
-				return bad("--cpus: CPU %u is not online or not allowed here", tmp[i]);
+				return bench_bad("--cpus: CPU %u is not online or not allowed here", tmp[i]);
 		}
 		for (int i = 0; i < n; i++)
 			cfg.cpus[i] = (int)tmp[i];
@@ -1055,11 +697,11 @@ int main(int argc, char **argv)
 	err = bench_strategies_add(&cfg, strategies);
 	if (err)
 		return err;
-	err = parse_workloads(&cfg, workloads);
+	err = bench_parse_workloads(&cfg, workloads);
 	if (err)
 		return err;
 	if (cfg.nr_subjects == BENCH_NR_BOUNDS && cfg.nr_groups > 1)
-		return bad("no strategy selected");
+		return bench_bad("no strategy selected");
 	for (unsigned int g = 1; g < cfg.nr_groups; g++) {
 		cfg.groups[g].first_subject = BENCH_NR_BOUNDS;
 		cfg.groups[g].nr_subjects = cfg.nr_subjects - BENCH_NR_BOUNDS;
@@ -1074,14 +716,14 @@ int main(int argc, char **argv)
 		if (s == cfg.nr_subjects) {
 			/* the default baseline need not be among --strategies */
 			if (strcmp(baseline, "locked") || !strategies)
-				return bad("--baseline '%s' is not one of the selected strategies",
+				return bench_bad("--baseline '%s' is not one of the selected strategies",
 					   baseline);
 			s = BENCH_NR_BOUNDS;
 		}
 		cfg.baseline = s;
 	}
 	if (!cfg.shape.mix[0] && !cfg.shape.mix[1] && !cfg.shape.mix[2] && !cfg.shape.mix[3])
-		parse_mix(&cfg, "hot=1,final=2,walk=6,churn=1");
+		bench_parse_mix(&cfg, "hot=1,final=2,walk=6,churn=1");
 
 	for (unsigned int i = 0; i < cfg.nr_threads; i++)
 		if (cfg.threads[i] > maxthr)
@@ -1103,7 +745,7 @@ int main(int argc, char **argv)
 		host_info(&host, &mon);
 		return finish_run(&cfg, &host, &out, save) || failed;
 	}
-	if (build_rows(&cfg)) {
+	if (bench_build_rows(&cfg)) {
 		fputs(PROG ": out of memory\n", stderr);
 		bench_out_abort(&out);
 		return 1;
@@ -1123,7 +765,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	bench_hostmon_start(&mon);
-	failed = run_all(&cfg);
+	failed = bench_run_all(&cfg);
 	bench_pool_stop();
 
 	host_info(&host, &mon);

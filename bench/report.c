@@ -14,7 +14,8 @@
 
 #include "bench.h"
 #include "json.h"
-#include "report.h"
+#include "figures.h"
+#include "targets.h"
 
 /* The model's explicit abort reasons (DCSIM_DCACHE_HTM_* codes). */
 static const struct {

@@ -13,7 +13,8 @@
 #include <dcsim/strategy.h>
 
 #include "bench.h"
-#include "report.h"
+#include "figures.h"
+#include "targets.h"
 
 static bool is_lockref_based(const struct bench_subject *s)
 {

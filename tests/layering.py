@@ -11,11 +11,14 @@ object against the layer of the object that defines them).
                                 (its compile_commands.json names them; nm
                                 reads them); print each wrong edge as
                                 FILE:LINE: FROM-LAYER -> TO-LAYER: INCLUDE or
-                                FILE: FROM-LAYER -> TO-LAYER: calls SYMBOL
+                                FILE: FROM-LAYER -> TO-LAYER: calls SYMBOL,
+                                and each loop as "include cycle: A -> B -> A"
+                                or "call cycle: A -> B (SYMBOL) -> A"
     layering.py --self-test     build small trees with one wrong edge each
                                 (and one clean tree), one of them an up-call
-                                by link name compiled with cc, and check that
-                                the checker fails exactly those
+                                by link name compiled with cc, others an
+                                include cycle and a call cycle, and check
+                                that the checker fails exactly those
 
 A folder of src/ is a layer.  The layers, bottom up (docs/design.md, "Layers"):
 
@@ -38,6 +41,16 @@ A folder of src/ is a layer.  The layers, bottom up (docs/design.md, "Layers"):
     public-checker   <dcsim/checker.h>, <dcsim/explore-dcache.h>
     checker          src/checker/: spec, trace language, suites, scenarios
     tests            tests/: never included from, or called by, the layers
+
+Within a layer the edges go one way too: no two files include each other,
+however long the loop (a.h -> b.h -> a.h), and no two objects of src/
+call each other's functions (a.c -> b.c -> a.c, nm's defined text symbols
+against each object's undefined ones, one node per source file; the
+layers in CALL_CYCLES).  Shared data is not a call: a variable defined in
+one file and used in another draws no edge.  kernel-code/ is left out of
+the call cycles: glue.c is both the shims the kernel's functions call and
+the strategy table that calls them, and the out-of-tree plugin build
+(dcsim-check --kernel-patch) compiles it as one file.
 
 A lower layer that must let a higher one watch or steer it calls through
 the hook table of src/base/hooks.h, which the engine registers; a call by
@@ -117,6 +130,9 @@ MAY_CALL = {
     "checker": ["primitives", "model", "kernel-code", "engine"],
 }
 
+# The layers whose objects must not call each other in a loop.
+CALL_CYCLES = ["primitives", "model", "engine", "checker"]
+
 # The folders whose files are read.
 SCANNED = ["src", "include", "kernel-code"]
 
@@ -139,6 +155,81 @@ GENERATED = {"include/dcsim/config.h", "kernel-code/kc-corpus.h",
 PENDING = {}
 
 # ---- the checker ------------------------------------------------------------
+
+
+def cycles(graph):
+    """Each loop of @graph ({node: {node: label}}), as one printable path
+    per strongly connected component of two nodes or more (or a node with
+    an edge to itself): the shortest loop through its first node."""
+    index, low, stack, on, comps = {}, {}, [], set(), []
+    counter = 0
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph.get(root, {}))))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on.add(root)
+        while work:
+            v, it = work[-1]
+            w = next(it, None)
+            if w is not None:
+                if w not in index:
+                    index[w] = low[w] = counter
+                    counter += 1
+                    stack.append(w)
+                    on.add(w)
+                    work.append((w, iter(sorted(graph.get(w, {})))))
+                elif w in on:
+                    low[v] = min(low[v], index[w])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                comp = set()
+                while True:
+                    w = stack.pop()
+                    on.discard(w)
+                    comp.add(w)
+                    if w == v:
+                        break
+                if len(comp) > 1 or v in graph.get(v, {}):
+                    comps.append(comp)
+    loops = []
+    for comp in comps:
+        start = min(comp)
+        # breadth first from start, back to it, inside the component
+        prev, queue, found = {start: None}, [start], None
+        while queue and found is None:
+            nxt = []
+            for v in queue:
+                for w in sorted(graph.get(v, {})):
+                    if w == start:
+                        found = v
+                        break
+                    if w in comp and w not in prev:
+                        prev[w] = v
+                        nxt.append(w)
+                if found is not None:
+                    break
+            queue = nxt
+        path = [found]
+        while prev[path[-1]] is not None:
+            path.append(prev[path[-1]])
+        path.reverse()
+        path.append(start)
+        loops.append(path)
+    return sorted(loops)
+
+
+def loop_text(graph, path):
+    out = path[0]
+    for a, b in zip(path, path[1:]):
+        label = graph[a][b]
+        out += f" -> {b}" + (f" ({label})" if label else "")
+    return out
 
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 SOURCE_EXT = (".c", ".h")
@@ -176,6 +267,7 @@ def resolve(root, rel, kind, target):
 def scan(root):
     """Return (errors, edges seen): errors are printable lines."""
     errors, seen = [], set()
+    graph = {}      # file -> {included file: ""}, for the include cycles
     for top in SCANNED:
         for d, _, files in os.walk(os.path.join(root, top)):
             for f in sorted(files):
@@ -199,6 +291,7 @@ def scan(root):
                                 errors.append(f"{rel}:{n}: {src_layer} -> ?: "
                                               f"#include {kind}{target}{CLOSE[kind]}: not found in the tree")
                             continue	# a system header
+                        graph.setdefault(rel, {})[dst] = ""
                         dst_layer = layer_of(dst)
                         if dst_layer is None:
                             # outside the layers: tests/, or anything else
@@ -213,6 +306,8 @@ def scan(root):
                             continue
                         errors.append(f"{rel}:{n}: {src_layer} -> {dst_layer}: "
                                       f"#include {kind}{target}{CLOSE[kind]} ({dst})")
+    for path in cycles(graph):
+        errors.append(f"{path[0]}:1: include cycle: {loop_text(graph, path)}")
     return errors, seen
 
 
@@ -246,6 +341,7 @@ def link_scan(root, build):
         objs[out] = object_layer(root, build, e)
     defined = {}    # symbol -> layers defining it
     used = {}       # (source, layer) -> symbols it leaves undefined
+    funcs = {}      # function symbol -> sources defining it
     names = sorted(objs)
     for i in range(0, len(names), 200):
         run = subprocess.run(["nm", "-A", "-P"] + names[i:i + 200],
@@ -262,6 +358,8 @@ def link_scan(root, build):
                 used.setdefault(objs[obj], set()).add(sym)
             elif kind.isupper() or kind in "vw":
                 defined.setdefault(sym, set()).add(objs[obj][1])
+                if kind in "TWi":
+                    funcs.setdefault(sym, set()).add(objs[obj][0])
     errors = set()
     for (rel, layer), syms in used.items():
         if layer not in MAY_CALL:
@@ -271,6 +369,20 @@ def link_scan(root, build):
             where = defined.get(sym)
             if where and not where & allowed:
                 errors.add(f"{rel}: {layer} -> {'/'.join(sorted(where))}: calls {sym} by name")
+    # call cycles between the layers' sources, over the edges the rules
+    # allow (an up-call is reported above, and the loop it closes with it)
+    graph = {}
+    src_layer = dict(objs.values())
+    for (rel, layer), syms in used.items():
+        if layer not in CALL_CYCLES:
+            continue
+        allowed = set(MAY_CALL[layer]) | {layer}
+        for sym in sorted(syms):
+            for dst in funcs.get(sym, ()):
+                if dst != rel and src_layer.get(dst) in allowed:
+                    graph.setdefault(rel, {}).setdefault(dst, sym)
+    for path in cycles(graph):
+        errors.add(f"{path[0]}: call cycle: {loop_text(graph, path)}")
     return sorted(errors)
 
 
@@ -295,7 +407,7 @@ CLEAN = {
     "include/dcsim/explore.h": "#include <dcsim/config.h>\n",
     "include/dcsim/checker.h": "#include <dcsim/dentry.h>\n#include <dcsim/explore.h>\n",
     "src/base/rng.h": "#include <stdint.h>\n",
-    "src/base/internal.h": "#include <dcsim/atomic.h>\n",
+    "src/base/internal.h": '#include <dcsim/atomic.h>\n#include "rng.h"\n',
     "src/base/lockref.c": '#include "internal.h"\n#include "rng.h"\n',
     "src/model/dcache.h": '#include <dcsim/dentry.h>\n#include "../base/internal.h"\n',
     "src/model/cache.c": '#include "dcache.h"\n#include "../base/internal.h"\n',
@@ -330,6 +442,9 @@ BAD = {
     "missing header": ("src/checker/diff.c", '#include "gone.h"\n', "not found"),
     "unclassified": ("include/dcsim/new.h", "#include <dcsim/atomic.h>\n",
                      "not in any layer"),
+    "include cycle": ("src/base/rng.h", '#include "internal.h"\n',
+                      "include cycle: src/base/internal.h -> src/base/rng.h -> "
+                      "src/base/internal.h"),
 }
 
 
@@ -340,7 +455,11 @@ LINK_CLEAN = {
     "src/model/cache.c": "int base_fn(void);\nint model_fn(void);\n"
                          "int model_fn(void) { return base_fn(); }\n",
     "src/engine/sched.c": "int base_fn(void);\nint engine_fn(void);\nint engine_state;\n"
-                          "int engine_fn(void) { return base_fn(); }\n",
+                          "int engine_fn(void) { return base_fn(); }\n"
+                          "int engine_lower(void);\nint engine_top(void);\n"
+                          "int engine_top(void) { return engine_lower(); }\n",
+    "src/engine/pick.c": "extern int engine_state;\nint engine_lower(void);\n"
+                         "int engine_lower(void) { return engine_state; }\n",
     "src/checker/diff.c": "int model_fn(void);\nint engine_fn(void);\nint checker_fn(void);\n"
                           "int checker_fn(void) { return model_fn() + engine_fn(); }\n",
     "tests/unit/t.c": "int checker_fn(void);\nint main(void) { return checker_fn(); }\n",
@@ -359,6 +478,12 @@ LINK_BAD = {
         "src/engine/sched.c",
         "int checker_fn(void);\nint engine_up(void);\nint engine_up(void) { return checker_fn(); }\n",
         "engine -> checker: calls checker_fn"),
+    "call cycle (link)": (
+        "src/engine/pick.c",
+        "int engine_top(void);\nint engine_back(void);\n"
+        "int engine_back(void) { return engine_top(); }\n",
+        "call cycle: src/engine/pick.c -> src/engine/sched.c (engine_top) -> "
+        "src/engine/pick.c (engine_lower)"),
     "model -> tests (link)": (
         "src/model/cache.c",
         "int main(void);\nint model_up(void);\nint model_up(void) { return main(); }\n",

@@ -20,10 +20,10 @@ extern const enum dcsim_htm_backend htm_hw_backend;
 void htm_hw_detect(struct dcsim_htm_info *info);
 
 /*
- * Execute begin/end/test once under a SIGILL guard (for the force policy).
- * Return: 0 if the CPU accepted them, -ENOTSUP if it faulted.
+ * Begin and end one transaction (for the force policy).  May fault with
+ * SIGILL on a CPU without HTM: htm.c runs it under a guard.
  */
-int htm_hw_probe(void);
+void htm_hw_probe_body(void);
 
 /* Raw backend operations; only called while the layer is live. */
 dcsim_htm_status_t htm_hw_begin(void);
@@ -31,9 +31,6 @@ bool htm_hw_test(void);
 
 /* Account an abort status in the calling thread's statistics. */
 void htm_count_abort(dcsim_htm_status_t st);
-
-/* For the backends: the generic SIGILL-guarded call used by the probes. */
-int htm_try_exec(void (*fn)(void));
 
 /*
  * The simulated backend.  It takes the calls of the threads it owns (the

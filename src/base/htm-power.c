@@ -54,13 +54,8 @@ bool htm_hw_test(void)
 }
 
 __attribute__((target("htm")))
-static void power_probe_body(void)
+void htm_hw_probe_body(void)
 {
 	if (__builtin_tbegin(0))
 		__builtin_tend(0);
-}
-
-int htm_hw_probe(void)
-{
-	return htm_try_exec(power_probe_body);
 }

@@ -77,13 +77,8 @@ bool htm_hw_test(void)
 }
 
 __attribute__((target("rtm")))
-static void x86_probe_body(void)
+void htm_hw_probe_body(void)
 {
 	if (_xbegin() == _XBEGIN_STARTED)
 		_xend();
-}
-
-int htm_hw_probe(void)
-{
-	return htm_try_exec(x86_probe_body);
 }

@@ -33,6 +33,34 @@ static bool htm_detected;
 static int htm_init_error;
 static bool htm_live;	/* read on every begin: relaxed, set while quiescent */
 
+/* SIGILL guard for the force probe.  Runs with the htm lock held. */
+static sigjmp_buf probe_env;
+
+static void probe_sigill(int sig)
+{
+	(void)sig;
+	siglongjmp(probe_env, 1);
+}
+
+/* Run @fn under a SIGILL guard.  Return: 0, or -ENOTSUP if it faulted. */
+static int htm_try_exec(void (*fn)(void))
+{
+	struct sigaction sa, old;
+	int ret = 0;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = probe_sigill;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGILL, &sa, &old))
+		return -ENOTSUP;
+	if (sigsetjmp(probe_env, 1) == 0)
+		fn();
+	else
+		ret = -ENOTSUP;
+	sigaction(SIGILL, &old, NULL);
+	return ret;
+}
+
 static void htm_detect_locked(void)
 {
 	if (htm_detected)
@@ -62,7 +90,7 @@ static int htm_apply_locked(enum dcsim_htm_policy policy)
 			err = -ENOTSUP;
 		} else if (htm_info.cpu_has_htm) {
 			live = true;
-		} else if (htm_hw_probe() == 0) {
+		} else if (htm_try_exec(htm_hw_probe_body) == 0) {
 			live = true;
 		} else {
 			htm_info.force_faulted = true;
@@ -333,31 +361,4 @@ bool dcsim_htm_test(void)
 	if (!__atomic_load_n(&htm_live, __ATOMIC_RELAXED) || !htm_info.cpu_has_htm)
 		return false;
 	return htm_hw_test();
-}
-
-/* SIGILL guard for the force probe.  Runs with the htm lock held. */
-static sigjmp_buf probe_env;
-
-static void probe_sigill(int sig)
-{
-	(void)sig;
-	siglongjmp(probe_env, 1);
-}
-
-int htm_try_exec(void (*fn)(void))
-{
-	struct sigaction sa, old;
-	int ret = 0;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = probe_sigill;
-	sigemptyset(&sa.sa_mask);
-	if (sigaction(SIGILL, &sa, &old))
-		return -ENOTSUP;
-	if (sigsetjmp(probe_env, 1) == 0)
-		fn();
-	else
-		ret = -ENOTSUP;
-	sigaction(SIGILL, &old, NULL);
-	return ret;
 }

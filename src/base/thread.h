@@ -27,7 +27,7 @@ extern __thread struct dcsim_thread *dcsim_self __attribute__((tls_model("initia
 
 /*
  * A one-entry per-thread cache for per-object, per-thread counter blocks
- * (a dcache's statistics, src/model/dcache.h:dstat_block()): the object
+ * (a dcache's statistics, src/model/stats.h:dstat_block()): the object
  * the thread counted in last and its block there.  It saves finding the
  * thread's slot and the object's array on every event.  Objects must not
  * be freed and reallocated at the same address while threads count in

@@ -10,6 +10,7 @@
 
 void dcsim_explore_run_alone(void (*fn)(void *arg), void *arg)
 {
+	struct explorer *ex = explore_ctx();
 	struct lthread *lt = explore_lt;
 
 	if (!lt) {
@@ -27,9 +28,9 @@ void dcsim_explore_run_alone(void (*fn)(void *arg), void *arg)
 	 * keep: with explore_lt cleared our accesses are no schedule points,
 	 * as for an RCU callback run for real (rcu_tick()).
 	 */
-	pthread_mutex_lock(&ex.lock);
+	pthread_mutex_lock(&ex->lock);
 	explore_wm_restore(lt);
-	pthread_mutex_unlock(&ex.lock);
+	pthread_mutex_unlock(&ex->lock);
 	explore_lt = NULL;
 	fn(arg);
 	explore_lt = lt;

@@ -13,9 +13,11 @@
 
 void crash_handler(int sig)
 {
+	struct explorer *ex = explore_ctx();
+
 	/* Best effort (not async-signal-safe): the process dies anyway. */
-	snprintf(ex.msg, sizeof(ex.msg), "crashed with signal %d (%s)", sig, strsignal(sig));
-	report_failure(stderr);
+	snprintf(ex->msg, sizeof(ex->msg), "crashed with signal %d (%s)", sig, strsignal(sig));
+	report_failure(ex, stderr);
 	signal(sig, SIG_DFL);
 	raise(sig);
 }

@@ -5,16 +5,16 @@
  * Usage: dcsim_explore_run() creates a pool of K "logical threads" and
  * runs the scenario's bodies on them, once per execution.  Exactly one of
  * the K+1 threads (the pool and the controller that called
- * dcsim_explore_run()) holds the baton, ex.current, at any time.  A
+ * dcsim_explore_run()) holds the baton, ex->current, at any time.  A
  * logical thread is a fiber on the controller's pthread (fiber.c: the
  * others are switched out), or with DCSIM_EXPLORE_HANDOFF_PTHREAD a
  * pthread of its own (the others wait on their condition variable).  A logical thread gives the baton away
  * only in explore_schedule(), which every dcsim_sched_point() outside
  * a simulated transaction calls, or when its body returns.
  *
- * Ordering: ex.lock protects the baton and every field of the explorer and
+ * Ordering: ex->lock protects the baton and every field of the explorer and
  * of the logical threads that another thread may read.  Because the baton
- * only moves under ex.lock, everything the previous holder did (including
+ * only moves under ex->lock, everything the previous holder did (including
  * its plain stores to the scenario's memory) happens-before what the next
  * holder does: the scenario runs sequentially consistent, one access at a
  * time, as an interleaving of the threads' program orders (the relaxed-rmw
@@ -59,56 +59,50 @@ void dcsim_explore_set_handoff(enum dcsim_explore_handoff h)
 	__atomic_store_n(&handoff_default, h, __ATOMIC_RELAXED);
 }
 
-struct explorer ex = {
-	.lock = PTHREAD_MUTEX_INITIALIZER,
-	.ctl_cv = PTHREAD_COND_INITIALIZER,
-	.current = CTL,
-};
-
-static void exec_prepare(void)
+static void exec_prepare(struct explorer *ex)
 {
-	struct explore_pool *pool = ex.pool;
+	struct explore_pool *pool = ex->pool;
 	unsigned int n = pool->n;
 	unsigned int perm[DCSIM_EXPLORE_MAX_THREADS];
 
-	ex.rng = ex.exec_seed;
-	ex.inj_rng = ex.exec_seed ^ 0x6a09e667f3bcc909ull;
-	(void)splitmix64_next(&ex.inj_rng);
-	ex.rcu_rng = ex.exec_seed ^ 0xbb67ae8584caa73bull;
-	(void)splitmix64_next(&ex.rcu_rng);
-	ex.wm_rng = ex.exec_seed ^ 0x3c6ef372fe94f82bull;
-	(void)splitmix64_next(&ex.wm_rng);
-	memset(&ex.uaf, 0, sizeof(ex.uaf));
-	ex.step = 0;
-	ex.nslog = 0;
+	ex->rng = ex->exec_seed;
+	ex->inj_rng = ex->exec_seed ^ 0x6a09e667f3bcc909ull;
+	(void)splitmix64_next(&ex->inj_rng);
+	ex->rcu_rng = ex->exec_seed ^ 0xbb67ae8584caa73bull;
+	(void)splitmix64_next(&ex->rcu_rng);
+	ex->wm_rng = ex->exec_seed ^ 0x3c6ef372fe94f82bull;
+	(void)splitmix64_next(&ex->wm_rng);
+	memset(&ex->uaf, 0, sizeof(ex->uaf));
+	ex->step = 0;
+	ex->nslog = 0;
 	names_exec_begin();
-	ex.ndec = 0;
-	ex.preempt = 0;
-	ex.failed = false;
-	ex.abandoned = false;
-	ex.exec_done = false;
-	ex.msg[0] = '\0';
-	if (ex.o.mode == DCSIM_EXPLORE_DFS)
-		ex.nnodes = ex.replay_len;
+	ex->ndec = 0;
+	ex->preempt = 0;
+	ex->failed = false;
+	ex->abandoned = false;
+	ex->exec_done = false;
+	ex->msg[0] = '\0';
+	if (ex->o.mode == DCSIM_EXPLORE_DFS)
+		ex->nnodes = ex->replay_len;
 
 	/* PCT: a random permutation of priorities d..d+n-1, d-1 change points in 1..k. */
 	for (unsigned int i = 0; i < n; i++)
 		perm[i] = i;
 	for (unsigned int i = n; i > 1; i--) {
-		unsigned int j = (unsigned int)splitmix64_below(&ex.rng, i), t = perm[i - 1];
+		unsigned int j = (unsigned int)splitmix64_below(&ex->rng, i), t = perm[i - 1];
 
 		perm[i - 1] = perm[j];
 		perm[j] = t;
 	}
-	ex.nchange = ex.o.pct_depth ? ex.o.pct_depth - 1 : 0;
-	ex.pct_k_used = ex.pct_k ? ex.pct_k : 32;
-	for (unsigned int i = 0; i < ex.nchange; i++)
-		ex.change[i] = 1 + splitmix64_below(&ex.rng, ex.pct_k_used);
-	if (ex.o.where) {
+	ex->nchange = ex->o.pct_depth ? ex->o.pct_depth - 1 : 0;
+	ex->pct_k_used = ex->pct_k ? ex->pct_k : 32;
+	for (unsigned int i = 0; i < ex->nchange; i++)
+		ex->change[i] = 1 + splitmix64_below(&ex->rng, ex->pct_k_used);
+	if (ex->o.where) {
 		/* Plain stores: read by another process only after this one died. */
-		ex.o.where->exec_seed = ex.exec_seed;
-		ex.o.where->exec_no = ex.exec_no;
-		ex.o.where->pct_steps = ex.pct_k_used;
+		ex->o.where->exec_seed = ex->exec_seed;
+		ex->o.where->exec_no = ex->exec_no;
+		ex->o.where->pct_steps = ex->pct_k_used;
 	}
 
 	for (unsigned int i = 0; i < n; i++) {
@@ -118,7 +112,7 @@ static void exec_prepare(void)
 		lt->spun = false;
 		lt->foreign_write = false;
 		lt->pending_write = false;
-		lt->prio = ex.o.pct_depth + perm[i];
+		lt->prio = ex->o.pct_depth + perm[i];
 		lt->last_func = NULL;
 		lt->last_line = 0;
 		lt->rcu_depth = 0;
@@ -130,27 +124,28 @@ static void exec_prepare(void)
 		lt->progress = 0;
 		htm_sim_reset(lt);
 	}
-	strict_prepare();
-	lasso_exec_begin();
-	window_exec_begin();
+	strict_prepare(ex);
+	lasso_exec_begin(ex);
+	window_exec_begin(ex);
 	lockdep_exec_begin();
 }
 
 /* FNV-1a over this execution's decisions and steps, on top of @h. */
-static uint64_t schedule_hash(uint64_t h)
+static uint64_t schedule_hash(struct explorer *ex, uint64_t h)
 {
 	if (!h)
 		h = 0xcbf29ce484222325ull;
-	for (size_t i = 0; i < ex.ndec; i++)
-		h = (h ^ (uint8_t)ex.dec[i]) * 0x100000001b3ull;
+	for (size_t i = 0; i < ex->ndec; i++)
+		h = (h ^ (uint8_t)ex->dec[i]) * 0x100000001b3ull;
 	for (unsigned int i = 0; i < 64; i += 8)
-		h = (h ^ ((ex.step >> i) & 0xff)) * 0x100000001b3ull;
+		h = (h ^ ((ex->step >> i) & 0xff)) * 0x100000001b3ull;
 	return h;
 }
 
 int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explore_opts *opts,
 		      struct dcsim_explore_result *res)
 {
+	struct explorer *ex = explore_ctx();
 	struct dcsim_explore_result r;
 	struct sigaction sa, old_segv, old_bus, old_abrt, old_ill;
 	bool single = opts && opts->replay;
@@ -173,47 +168,47 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 	}
 
 	explore_hooks_install();
-	pthread_mutex_lock(&ex.lock);
-	if (ex.running) {
-		pthread_mutex_unlock(&ex.lock);
+	pthread_mutex_lock(&ex->lock);
+	if (ex->running) {
+		pthread_mutex_unlock(&ex->lock);
 		return -EBUSY;
 	}
-	ex.running = true;
-	pthread_mutex_unlock(&ex.lock);
+	ex->running = true;
+	pthread_mutex_unlock(&ex->lock);
 
 	/* A schedule that cannot be read is an error: running without it would check less. */
-	if (parse_schedule(opts->schedule)) {
+	if (parse_schedule(ex, opts->schedule)) {
 		fprintf(stderr, "dcsim-explore: schedule (DCSIM_EXPLORE_SCHEDULE) '%s': want "
 			"TID[*COUNT],... with TID 0..%d, COUNT >= 1, at most %lu decisions\n",
 			opts->schedule, DCSIM_EXPLORE_MAX_THREADS - 1, SCHEDULE_MAX);
-		ex.nforced = 0;
-		pthread_mutex_lock(&ex.lock);
-		ex.running = false;
-		pthread_mutex_unlock(&ex.lock);
+		ex->nforced = 0;
+		pthread_mutex_lock(&ex->lock);
+		ex->running = false;
+		pthread_mutex_unlock(&ex->lock);
 		return -EINVAL;
 	}
-	ex.sc = sc;
-	ex.o = *opts;
-	ex.handoff = ex.o.handoff;
-	if (ex.handoff == DCSIM_EXPLORE_HANDOFF_DEFAULT)
-		ex.handoff = __atomic_load_n(&handoff_default, __ATOMIC_RELAXED);
-	if (ex.handoff != DCSIM_EXPLORE_HANDOFF_PTHREAD &&
-	    fiber_run_begin(ex.handoff == DCSIM_EXPLORE_HANDOFF_FIBER))
-		ex.handoff = DCSIM_EXPLORE_HANDOFF_PTHREAD;
-	ex.slog_len_shown = ex.o.report_steps;
-	wd_set_limit(ex.o.watchdog_secs);
-	ex.pct_k = ex.o.pct_steps;
+	ex->sc = sc;
+	ex->o = *opts;
+	ex->handoff = ex->o.handoff;
+	if (ex->handoff == DCSIM_EXPLORE_HANDOFF_DEFAULT)
+		ex->handoff = __atomic_load_n(&handoff_default, __ATOMIC_RELAXED);
+	if (ex->handoff != DCSIM_EXPLORE_HANDOFF_PTHREAD &&
+	    fiber_run_begin(ex, ex->handoff == DCSIM_EXPLORE_HANDOFF_FIBER))
+		ex->handoff = DCSIM_EXPLORE_HANDOFF_PTHREAD;
+	ex->slog_len_shown = ex->o.report_steps;
+	wd_set_limit(ex->o.watchdog_secs);
+	ex->pct_k = ex->o.pct_steps;
 	/* PCT's k: the longest execution seen so far, unless given. */
-	bool pct_adapt = !ex.pct_k;
-	ex.nnodes = ex.replay_len = 0;
-	ex.htm_commits = ex.htm_aborts = ex.htm_conflicts = ex.htm_capacity_aborts = 0;
-	ex.rcu_cbs_run = ex.stale_loads = 0;
-	ex.strict_count = 0;
+	bool pct_adapt = !ex->pct_k;
+	ex->nnodes = ex->replay_len = 0;
+	ex->htm_commits = ex->htm_aborts = ex->htm_conflicts = ex->htm_capacity_aborts = 0;
+	ex->rcu_cbs_run = ex->stale_loads = 0;
+	ex->strict_count = 0;
 	lasso_run_begin();
 	window_run_begin();
 	lockdep_run_begin();
-	ex.ncbs = 0;
-	max_iter = single ? 1 : ex.o.iterations;
+	ex->ncbs = 0;
+	max_iter = single ? 1 : ex->o.iterations;
 
 	dcsim_rcu_set_defer_hook(defer_rcu);
 	memset(&sa, 0, sizeof(sa));
@@ -235,33 +230,33 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 	 */
 	wd_phase(NULL);
 	/* Fibers share the controller's pthread: nothing to place. */
-	if (!handoff_fiber())
+	if (!handoff_fiber(ex))
 		explore_pin();
-	pool_install(pool_create(sc->nthreads));
+	pool_install(ex, pool_create(ex, sc->nthreads));
 	for (unsigned long i = 0; i < max_iter; i++) {
 		int first;
 
-		ex.exec_no = i + 1;
+		ex->exec_no = i + 1;
 		if (single) {
-			ex.exec_seed = ex.o.replay_seed;
+			ex->exec_seed = ex->o.replay_seed;
 		} else {
 			/*
 			 * dfs keeps one seed: injected HTM aborts must then
 			 * follow the decisions alone, or a replayed prefix
 			 * could diverge.
 			 */
-			uint64_t s = ex.o.seed +
-				(ex.o.mode == DCSIM_EXPLORE_DFS ? 0 : i) * 0xd1342543de82ef95ull;
+			uint64_t s = ex->o.seed +
+				(ex->o.mode == DCSIM_EXPLORE_DFS ? 0 : i) * 0xd1342543de82ef95ull;
 
-			ex.exec_seed = splitmix64_next(&s);
+			ex->exec_seed = splitmix64_next(&s);
 		}
-		if (!ex.pool)
-			pool_install(pool_create(sc->nthreads));
-		exec_prepare();
+		if (!ex->pool)
+			pool_install(ex, pool_create(ex, sc->nthreads));
+		exec_prepare(ex);
 		wd_phase("setup");
-		ex.state = sc->setup ? sc->setup(sc->arg) : sc->arg;
+		ex->state = sc->setup ? sc->setup(sc->arg) : sc->arg;
 		wd_phase(NULL);
-		if (sc->setup && !ex.state) {
+		if (sc->setup && !ex->state) {
 			snprintf(r.failure, sizeof(r.failure), "scenario setup failed");
 			r.failures++;
 			fprintf(stderr, "dcsim-explore: '%s': setup failed\n", sc->name);
@@ -269,29 +264,29 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 		}
 
 		wd_phase("the threads' run");
-		pthread_mutex_lock(&ex.lock);
-		first = pick(NULL);
-		ex.current = first;
-		baton_pass(NULL, false);
-		pthread_mutex_unlock(&ex.lock);
+		pthread_mutex_lock(&ex->lock);
+		first = pick(ex, NULL);
+		ex->current = first;
+		baton_pass(ex, NULL, false);
+		pthread_mutex_unlock(&ex->lock);
 		wd_phase(NULL);
 
 		r.executions++;
-		r.steps += ex.step;
-		r.schedule_hash = schedule_hash(r.schedule_hash);
-		if (ex.step > r.max_steps_seen)
-			r.max_steps_seen = ex.step;
+		r.steps += ex->step;
+		r.schedule_hash = schedule_hash(ex, r.schedule_hash);
+		if (ex->step > r.max_steps_seen)
+			r.max_steps_seen = ex->step;
 		/* The check walks the cache: it must see freed objects as they were. */
-		pthread_mutex_lock(&ex.lock);
-		rcu_unpoison_all();
-		pthread_mutex_unlock(&ex.lock);
+		pthread_mutex_lock(&ex->lock);
+		rcu_unpoison_all(ex);
+		pthread_mutex_unlock(&ex->lock);
 		wd_phase("check");
-		if (!ex.abandoned && sc->check)
-			sc->check(ex.state);
+		if (!ex->abandoned && sc->check)
+			sc->check(ex->state);
 		wd_phase(NULL);
-		if (!ex.failed) {
+		if (!ex->failed) {
 			wd_phase("teardown");
-			drain_rcu();
+			drain_rcu(ex);
 			/*
 			 * Teardown keeps the hook: its callbacks run when it
 			 * returns.  Real grace periods (an rcu_barrier() in a
@@ -300,8 +295,8 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 			 * no reader left to wait for anyway.
 			 */
 			if (sc->teardown)
-				sc->teardown(ex.state);
-			drain_rcu();
+				sc->teardown(ex->state);
+			drain_rcu(ex);
 			wd_phase(NULL);
 		} else {
 			/*
@@ -309,68 +304,68 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 			 * hang teardown, a freed object still linked would be
 			 * used after free): leak it, and an abandoned pool.
 			 */
-			lsan_keep(ex.state);
-			discard_rcu();
-			if (ex.abandoned) {
-				if (handoff_fiber()) {
+			lsan_keep(ex->state);
+			discard_rcu(ex);
+			if (ex->abandoned) {
+				if (handoff_fiber(ex)) {
 					/* Its fibers stay parked where they are: keep what they point to. */
-					for (unsigned int t = 0; t < ex.pool->n; t++)
-						fiber_abandon(&ex.pool->lt[t]);
-					lsan_keep(ex.pool);
+					for (unsigned int t = 0; t < ex->pool->n; t++)
+						fiber_abandon(ex, &ex->pool->lt[t]);
+					lsan_keep(ex->pool);
 				}
-				pthread_mutex_lock(&ex.lock);
-				ex.pool = NULL;
-				pthread_mutex_unlock(&ex.lock);
+				pthread_mutex_lock(&ex->lock);
+				ex->pool = NULL;
+				pthread_mutex_unlock(&ex->lock);
 			}
 		}
-		if (ex.failed) {
+		if (ex->failed) {
 			if (!r.failures) {
-				r.first_failure = ex.exec_no;
-				r.failure_seed = ex.exec_seed;
-				r.failure_pct_steps = ex.pct_k_used;
-				window_target_name(r.failure_window, sizeof(r.failure_window));
-				snprintf(r.failure, sizeof(r.failure), "%s", ex.msg);
+				r.first_failure = ex->exec_no;
+				r.failure_seed = ex->exec_seed;
+				r.failure_pct_steps = ex->pct_k_used;
+				window_target_name(ex, r.failure_window, sizeof(r.failure_window));
+				snprintf(r.failure, sizeof(r.failure), "%s", ex->msg);
 			}
 			r.failures++;
-			if (!ex.o.quiet)
-				report_failure(stderr);
-			if (!ex.o.keep_going)
+			if (!ex->o.quiet)
+				report_failure(ex, stderr);
+			if (!ex->o.keep_going)
 				break;
 		}
 		if (pct_adapt)
-			ex.pct_k = r.max_steps_seen;
-		if (ex.o.mode == DCSIM_EXPLORE_DFS && !single && !dfs_next()) {
+			ex->pct_k = r.max_steps_seen;
+		if (ex->o.mode == DCSIM_EXPLORE_DFS && !single && !dfs_next(ex)) {
 			r.exhausted = true;
 			break;
 		}
 	}
-	if (ex.pool)
-		pool_destroy(ex.pool);
-	ex.pool = NULL;
+	if (ex->pool)
+		pool_destroy(ex, ex->pool);
+	ex->pool = NULL;
 	/* Parked threads of abandoned pools keep the pin: they never run again. */
-	if (!handoff_fiber())
+	if (!handoff_fiber(ex))
 		explore_unpin();
 	else
-		fiber_run_end();
+		fiber_run_end(ex);
 
 	sigaction(SIGSEGV, &old_segv, NULL);
 	sigaction(SIGBUS, &old_bus, NULL);
 	sigaction(SIGABRT, &old_abrt, NULL);
 	sigaction(SIGILL, &old_ill, NULL);
 	dcsim_rcu_set_defer_hook(NULL);
-	r.htm_commits = ex.htm_commits;
-	r.htm_aborts = ex.htm_aborts;
-	r.htm_conflicts = ex.htm_conflicts;
-	r.htm_capacity_aborts = ex.htm_capacity_aborts;
-	r.rcu_callbacks = ex.rcu_cbs_run;
-	r.stale_loads = ex.stale_loads;
-	r.preemptions = ex.strict_count;
+	r.htm_commits = ex->htm_commits;
+	r.htm_aborts = ex->htm_aborts;
+	r.htm_conflicts = ex->htm_conflicts;
+	r.htm_capacity_aborts = ex->htm_capacity_aborts;
+	r.rcu_callbacks = ex->rcu_cbs_run;
+	r.stale_loads = ex->stale_loads;
+	r.preemptions = ex->strict_count;
 	lasso_counts(&r.lasso_tries, &r.lasso_demotions);
-	window_run_end(&r);
+	window_run_end(ex, &r);
 	lockdep_counts(&r);
-	pthread_mutex_lock(&ex.lock);
-	ex.running = false;
-	pthread_mutex_unlock(&ex.lock);
+	pthread_mutex_lock(&ex->lock);
+	ex->running = false;
+	pthread_mutex_unlock(&ex->lock);
 	if (res)
 		*res = r;
 	return r.failures ? 1 : 0;

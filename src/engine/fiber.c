@@ -25,7 +25,7 @@
  * errno, the signal mask and alternate signal stack, the CPU mask.
  * The simulated HTM's setjmp()/longjmp() stay within one fiber's stack.
  *
- * Ordering: switches happen with ex.lock dropped (pool.c) and only on the
+ * Ordering: switches happen with ex->lock dropped (pool.c) and only on the
  * controller's pthread, so the fields below need no lock: one pthread
  * reads and writes them.
  */
@@ -115,14 +115,14 @@ static void tl_load(const struct fiber *f)
 }
 
 /* The exits of @f's task-local copies (a thread's key destructors), run here. */
-static void tl_exit(struct fiber *f)
+static void tl_exit(struct explorer *ex, struct fiber *f)
 {
-	tl_save(&ex.ctl_fib);
+	tl_save(&ex->ctl_fib);
 	tl_load(f);
 	for (unsigned int i = 0; i < ntl; i++)
 		if (tl[i].exit)
 			tl[i].exit();
-	tl_load(&ex.ctl_fib);
+	tl_load(&ex->ctl_fib);
 }
 
 #if FIBER_HAVE_ASM
@@ -169,8 +169,8 @@ static __attribute__((noreturn)) void fiber_entry(void)
 #if FIBER_ASAN
 	__sanitizer_finish_switch_fiber(NULL, &fiber_from->asan_bottom, &fiber_from->asan_size);
 #endif
-	lthread_fiber_main(lt);
-	/* lthread_fiber_main() never returns: a fiber ends by being dropped. */
+	lt->fib.main(lt);
+	/* Its main never returns: a fiber ends by being dropped. */
 	abort();
 }
 
@@ -181,7 +181,7 @@ static __attribute__((noreturn)) void fiber_entry(void)
  * gets its crash report.
  * Return: 0, or -1 (too many task-local variables: use pthreads).
  */
-int fiber_run_begin(bool use_asm)
+int fiber_run_begin(struct explorer *ex, bool use_asm)
 {
 	struct dcsim_task_local *t;
 	size_t off = 0;
@@ -209,13 +209,13 @@ int fiber_run_begin(bool use_asm)
 		ntl++;
 	}
 	tl_bytes = off;
-	memset(&ex.ctl_fib, 0, sizeof(ex.ctl_fib));
-	ex.ctl_fib.tls = xrealloc(NULL, tl_bytes ? tl_bytes : 1);
+	memset(&ex->ctl_fib, 0, sizeof(ex->ctl_fib));
+	ex->ctl_fib.tls = xrealloc(NULL, tl_bytes ? tl_bytes : 1);
 #if FIBER_TSAN
-	ex.ctl_fib.tsan = __tsan_get_current_fiber();
+	ex->ctl_fib.tsan = __tsan_get_current_fiber();
 #endif
 	if (!fiber_asm)
-		ex.ctl_fib.uc = xrealloc(NULL, sizeof(*ex.ctl_fib.uc));
+		ex->ctl_fib.uc = xrealloc(NULL, sizeof(*ex->ctl_fib.uc));
 	alt_stack = NULL;
 	if (!sigaltstack(NULL, &alt_old) && (alt_old.ss_flags & SS_DISABLE)) {
 		stack_t ss = { .ss_size = ALT_STACK };
@@ -229,12 +229,12 @@ int fiber_run_begin(bool use_asm)
 	return 0;
 }
 
-void fiber_run_end(void)
+void fiber_run_end(struct explorer *ex)
 {
-	free(ex.ctl_fib.tls);
-	free(ex.ctl_fib.uc);
-	ex.ctl_fib.tls = NULL;
-	ex.ctl_fib.uc = NULL;
+	free(ex->ctl_fib.tls);
+	free(ex->ctl_fib.uc);
+	ex->ctl_fib.tls = NULL;
+	ex->ctl_fib.uc = NULL;
 	if (alt_stack) {
 		stack_t off = { .ss_flags = SS_DISABLE };
 
@@ -244,14 +244,18 @@ void fiber_run_end(void)
 	}
 }
 
-/* A fiber for @lt whose first switch-in calls lthread_fiber_main(@lt). */
-void fiber_create(struct lthread *lt)
+/*
+ * A fiber for @lt whose first switch-in calls @main(@lt), which never
+ * returns (pool.c passes its lthread_fiber_main()).
+ */
+void fiber_create(struct lthread *lt, fiber_main_fn *main)
 {
 	struct fiber *f = &lt->fib;
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	char *map;
 
 	memset(f, 0, sizeof(*f));
+	f->main = main;
 	/* A guard page below the stack: an overflow faults, not corrupts. */
 	map = mmap(NULL, FIBER_STACK + page, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -309,11 +313,11 @@ void fiber_create(struct lthread *lt)
  * installed (a pthread's key destructors would at its exit); then its
  * stack goes.
  */
-void fiber_destroy(struct lthread *lt)
+void fiber_destroy(struct explorer *ex, struct lthread *lt)
 {
 	struct fiber *f = &lt->fib;
 
-	tl_exit(f);
+	tl_exit(ex, f);
 #if FIBER_ASAN
 	__lsan_unregister_root_region(f->stack, f->stack_size);
 	/* Its frames' redzones would otherwise outlive the mapping. */
@@ -334,11 +338,11 @@ void fiber_destroy(struct lthread *lt)
  * abandoned execution's state refers to); its stack stays, as a parked
  * pthread's does, and what it points to is kept.
  */
-void fiber_abandon(struct lthread *lt)
+void fiber_abandon(struct explorer *ex, struct lthread *lt)
 {
 	struct fiber *f = &lt->fib;
 
-	tl_exit(f);
+	tl_exit(ex, f);
 	free(f->tls);
 	f->tls = NULL;
 	lsan_keep(f->uc);

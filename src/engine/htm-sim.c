@@ -89,8 +89,10 @@ bool sim_owns_thread(void)
 
 bool sim_live(void)
 {
+	struct explorer *ex = explore_ctx();
+
 	/* Under DCSIM_HTM=sim a non-explorer thread is told "live" so that it tries, and is refused. */
-	return explore_lt ? explore_htm_on() : true;
+	return explore_lt ? explore_htm_on(ex) : true;
 }
 
 bool sim_in_txn(void)
@@ -112,14 +114,15 @@ void htm_sim_reset(struct lthread *lt)
 	lt->txn.nread = lt->txn.nwrite = 0;
 }
 
-static void count_abort(dcsim_htm_status_t st)
+static void count_abort(struct explorer *ex, dcsim_htm_status_t st)
 {
 	htm_count_abort(st);
-	explore_note_htm(false, st);
+	explore_note_htm(ex, false, st);
 }
 
 jmp_buf *sim_prepare(const char *func, int line)
 {
+	struct explorer *ex = explore_ctx();
 	struct lthread *lt = explore_lt;
 
 	if (!lt) {
@@ -127,10 +130,10 @@ jmp_buf *sim_prepare(const char *func, int line)
 			sim_refuse("dcsim_htm_begin() under DCSIM_HTM=sim");
 		return NULL;
 	}
-	if (lt->txn.active || !explore_htm_on())
+	if (lt->txn.active || !explore_htm_on(ex))
 		return NULL;
 	/* Other threads may run up to the begin; nobody runs inside. */
-	explore_schedule(lt, DCSIM_ACC_FENCE, NULL, 0, func, line);
+	explore_schedule(ex, lt, DCSIM_ACC_FENCE, NULL, 0, func, line);
 	lt->txn.begin_func = func;
 	lt->txn.begin_line = line;
 	return &lt->txn.env;
@@ -138,16 +141,17 @@ jmp_buf *sim_prepare(const char *func, int line)
 
 dcsim_htm_status_t sim_start(void *cfa, void *ra)
 {
+	struct explorer *ex = explore_ctx();
 	struct lthread *lt = explore_lt;
 	dcsim_htm_status_t st;
 
 	if (!lt)
 		sim_refuse("simulated transaction begin");
 	dcsim_stat_inc(DCSIM_STAT_HTM_ATTEMPTS);
-	st = explore_htm_inject(lt, "htm begin");
+	st = explore_htm_inject(ex, lt, "htm begin");
 	if (st) {
 		/* Aborted at begin: nothing to undo, resume with the status. */
-		count_abort(st);
+		count_abort(ex, st);
 		return st;
 	}
 	lt->txn.active = true;
@@ -163,9 +167,10 @@ dcsim_htm_status_t sim_start(void *cfa, void *ra)
 
 dcsim_htm_status_t sim_resume(void)
 {
+	struct explorer *ex = explore_ctx();
 	struct lthread *lt = explore_lt;
 
-	count_abort(lt->txn.status);
+	count_abort(ex, lt->txn.status);
 	return lt->txn.status;
 }
 
@@ -264,6 +269,7 @@ static __attribute__((noreturn, noinline)) void sim_do_abort(struct lthread *lt,
 
 dcsim_htm_status_t sim_begin_nojmp(void)
 {
+	struct explorer *ex = explore_ctx();
 	struct lthread *lt = explore_lt;
 	dcsim_htm_status_t st;
 
@@ -276,7 +282,7 @@ dcsim_htm_status_t sim_begin_nojmp(void)
 		lt->txn.depth++;
 		return DCSIM_HTM_STARTED;
 	}
-	if (!explore_htm_on())
+	if (!explore_htm_on(ex))
 		return DCSIM_HTM_DISABLED;
 	/*
 	 * Reached without the macro (a function pointer to dcsim_htm_begin):
@@ -285,7 +291,7 @@ dcsim_htm_status_t sim_begin_nojmp(void)
 	 */
 	dcsim_stat_inc(DCSIM_STAT_HTM_ATTEMPTS);
 	st = DCSIM_HTM_SIM_MARK;
-	count_abort(st);
+	count_abort(ex, st);
 	return st;
 }
 
@@ -302,6 +308,7 @@ void sim_abort(uint8_t code)
 
 void sim_end(void)
 {
+	struct explorer *ex = explore_ctx();
 	struct lthread *lt = explore_lt;
 	dcsim_htm_status_t st;
 
@@ -314,7 +321,7 @@ void sim_end(void)
 	/* Diagnosed at every commit, not only when an abort would resume. */
 	if (sim_frame_gone(&lt->txn))
 		sim_frame_rule_broken(lt, "end");
-	st = explore_htm_inject(lt, "htm end");
+	st = explore_htm_inject(ex, lt, "htm end");
 	if (st)
 		sim_do_abort(lt, st);
 	lt->txn.active = false;
@@ -327,20 +334,8 @@ void sim_end(void)
 		lt->pending_write = true;
 	lt->txn.nlog = 0;
 	dcsim_stat_inc(DCSIM_STAT_HTM_COMMITS);
-	explore_note_htm(true, 0);
-	explore_slog_txn(lt, DCSIM_ACC_FENCE, NULL, 0, "htm commit", 0);
-}
-
-bool htm_sim_has_line(const struct lthread *lt, uintptr_t ln, bool write_set)
-{
-	const struct sim_txn *tx = &lt->txn;
-	const uintptr_t *set = write_set ? tx->wset : tx->rset;
-	unsigned int n = write_set ? tx->nwrite : tx->nread;
-
-	for (unsigned int i = 0; i < n; i++)
-		if (set[i] == ln)
-			return true;
-	return false;
+	explore_note_htm(ex, true, 0);
+	explore_slog_txn(ex, lt, DCSIM_ACC_FENCE, NULL, 0, "htm commit", 0);
 }
 
 /*
@@ -348,8 +343,8 @@ bool htm_sim_has_line(const struct lthread *lt, uintptr_t ln, bool write_set)
  * leaves the read set: the write set alone decides its conflicts), and
  * abort for capacity when both sets together exceed the limit.
  */
-static void sim_track(struct lthread *lt, enum dcsim_access acc, const volatile void *addr,
-		      unsigned int size)
+static void sim_track(struct explorer *ex, struct lthread *lt, enum dcsim_access acc,
+		      const volatile void *addr, unsigned int size)
 {
 	struct sim_txn *tx = &lt->txn;
 	bool w = acc == DCSIM_ACC_STORE || acc == DCSIM_ACC_RMW || acc == DCSIM_ACC_RMW_RELAXED;
@@ -369,11 +364,11 @@ static void sim_track(struct lthread *lt, enum dcsim_access acc, const volatile 
 					break;
 				}
 			}
-			if (tx->nread + tx->nwrite >= explore_htm_capacity())
+			if (tx->nread + tx->nwrite >= explore_htm_capacity(ex))
 				sim_do_abort(lt, DCSIM_HTM_SIM_MARK | DCSIM_HTM_X86_CAPACITY);
 			tx->wset[tx->nwrite++] = ln;
 		} else if (!htm_sim_has_line(lt, ln, false)) {
-			if (tx->nread + tx->nwrite >= explore_htm_capacity())
+			if (tx->nread + tx->nwrite >= explore_htm_capacity(ex))
 				sim_do_abort(lt, DCSIM_HTM_SIM_MARK | DCSIM_HTM_X86_CAPACITY);
 			tx->rset[tx->nread++] = ln;
 		}
@@ -396,49 +391,35 @@ static void sim_log_store(struct lthread *lt, enum dcsim_access acc, const volat
 	tx->nlog++;
 }
 
-void htm_sim_access(struct lthread *lt, enum dcsim_access acc,
-			    const volatile void *addr, unsigned int size,
-			    const char *func, int line)
+void htm_sim_access(struct explorer *ex, struct lthread *lt, enum dcsim_access acc,
+		    const volatile void *addr, unsigned int size, const char *func, int line)
 {
 	dcsim_htm_status_t st;
 
-	explore_slog_txn(lt, acc, addr, size, func, line);
-	st = explore_htm_inject(lt, func);
+	explore_slog_txn(ex, lt, acc, addr, size, func, line);
+	st = explore_htm_inject(ex, lt, func);
 	if (st)
 		sim_do_abort(lt, st);
 	if (acc == DCSIM_ACC_SPIN || acc == DCSIM_ACC_RESCHED)
 		sim_do_abort(lt, DCSIM_HTM_SIM_MARK | DCSIM_HTM_X86_CONFLICT | DCSIM_HTM_X86_RETRY);
 	if (acc == DCSIM_ACC_RCU_LOCK || acc == DCSIM_ACC_RCU_UNLOCK)
-		explore_rcu_note(lt, acc);
-	sim_track(lt, acc, addr, size);
+		explore_rcu_note(ex, lt, acc);
+	sim_track(ex, lt, acc, addr, size);
 	sim_log_store(lt, acc, addr, size);
 }
 
-void htm_sim_access_conflict(struct lthread *lt, enum dcsim_access acc,
-				     const volatile void *addr, unsigned int size,
-				     const char *func, int line)
+void htm_sim_access_conflict(struct explorer *ex, struct lthread *lt, enum dcsim_access acc,
+			     const volatile void *addr, unsigned int size, const char *func,
+			     int line)
 {
 	dcsim_htm_status_t st;
 
 	(void)line;
 	if (lt->txn.doomed)
 		sim_do_abort(lt, lt->txn.status);
-	st = explore_htm_inject(lt, func);
+	st = explore_htm_inject(ex, lt, func);
 	if (st)
 		sim_do_abort(lt, st);
-	sim_track(lt, acc, addr, size);
+	sim_track(ex, lt, acc, addr, size);
 	sim_log_store(lt, acc, addr, size);
-}
-
-void htm_sim_doom(struct lthread *lt, dcsim_htm_status_t st)
-{
-	struct sim_txn *tx = &lt->txn;
-
-	/* Newest first: memory is as at begin before the other access is made. */
-	for (unsigned int i = tx->nlog; i-- > 0;)
-		memcpy(tx->log[i].addr, tx->log[i].old, tx->log[i].size);
-	tx->nlog = 0;
-	tx->nread = tx->nwrite = 0;
-	tx->doomed = true;
-	tx->status = st;
 }

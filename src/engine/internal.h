@@ -5,8 +5,9 @@
 /*
  * Internal to the engine (src/engine/, instrumented flavour): the logical threads
  * of the explorer, the simulated transactions they run (htm-sim.c), the
- * explorer's state (ex) and the functions its files share.  Names ending
- * in _locked want ex.lock held.
+ * explorer's state (struct explorer, which every function that reads or
+ * writes it takes as its first parameter, ex) and the functions its files
+ * share.  Names ending in _locked want ex->lock held.
  *
  * Ordering: one logical thread runs at a time.  The hand-off between them
  * goes through the explorer mutex, so everything a thread wrote before its
@@ -90,6 +91,10 @@ enum lt_state {
 };
 
 struct explore_pool;
+struct lthread;
+
+/* What a fiber runs from its first switch-in; it never returns. */
+typedef void fiber_main_fn(struct lthread *lt);
 
 /* A logical thread's user-level context (fiber.c), or the controller's. */
 struct fiber {
@@ -104,6 +109,7 @@ struct fiber {
 	size_t asan_size;
 	void *tsan;			/* TSan's fiber */
 	unsigned char *tls;		/* its task-local variables while switched out */
+	fiber_main_fn *main;		/* a logical thread's: what it runs */
 };
 
 struct lthread {
@@ -281,7 +287,7 @@ struct explorer {
 	struct dfs_node *nodes;
 	size_t nnodes, nodes_cap, replay_len;
 	unsigned int preempt;
-	/* RCU callbacks of this execution, in call_rcu() order; under ex.lock */
+	/* RCU callbacks of this execution, in call_rcu() order; under ex->lock */
 	struct rcu_cb *cbs;
 	size_t ncbs, cbs_cap;
 	struct uaf_info uaf;
@@ -304,7 +310,17 @@ struct explorer {
 	int strict_rescue;		/* a thread the next pick must run, or -1 */
 };
 
-extern struct explorer ex;
+/*
+ * The explorer's state, for an entry point of the engine: everything else
+ * gets it as its first parameter, ex.  The object (context.c) is named
+ * nowhere but here.
+ */
+extern struct explorer explore_the_explorer __attribute__((visibility("hidden")));
+
+static inline struct explorer *explore_ctx(void)
+{
+	return &explore_the_explorer;
+}
 extern const char *const acc_names[];
 
 
@@ -354,31 +370,34 @@ void __lsan_ignore_object(const void *p);
 #define lsan_keep(p)	((void)(p))
 #endif
 
+/* baton.c */
+void baton_pass(struct explorer *ex, struct lthread *lt, bool dying);
+void wait_turn(struct explorer *ex, struct lthread *lt);
+
 /* crash.c */
 void crash_handler(int sig);
 
-/* fiber.c (ex.handoff fiber or ucontext; on the controller's pthread) */
-int fiber_run_begin(bool use_asm);
-void fiber_run_end(void);
-void fiber_create(struct lthread *lt);
-void fiber_destroy(struct lthread *lt);
-void fiber_abandon(struct lthread *lt);
+/* fiber.c (ex->handoff fiber or ucontext; on the controller's pthread) */
+int fiber_run_begin(struct explorer *ex, bool use_asm);
+void fiber_run_end(struct explorer *ex);
+void fiber_create(struct lthread *lt, fiber_main_fn *main);
+void fiber_destroy(struct explorer *ex, struct lthread *lt);
+void fiber_abandon(struct explorer *ex, struct lthread *lt);
 void fiber_switch(struct fiber *from, struct fiber *to, struct lthread *to_lt, bool dying);
 
-static inline bool handoff_fiber(void)
+static inline bool handoff_fiber(struct explorer *ex)
 {
-	return ex.handoff != DCSIM_EXPLORE_HANDOFF_PTHREAD;
+	return ex->handoff != DCSIM_EXPLORE_HANDOFF_PTHREAD;
 }
 
 /* failure.c */
-__attribute__((noreturn)) void abandon_locked(struct lthread *lt);
-void fail_lockedf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+__attribute__((noreturn)) void abandon_locked(struct explorer *ex, struct lthread *lt);
+void fail_lockedf(struct explorer *ex, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 __attribute__((noreturn)) void park_forever(void);
-void report_failure(FILE *f);
 
 /* lockdep.c: the lock order validator */
-void lockdep_note(struct lthread *lt, enum dcsim_spin_event ev, const void *lock,
-		  unsigned int subclass, const char *func, int line);
+void lockdep_note(struct explorer *ex, struct lthread *lt, enum dcsim_spin_event ev,
+		  const void *lock, unsigned int subclass, const char *func, int line);
 void lockdep_run_begin(void);
 void lockdep_exec_begin(void);
 void lockdep_report(FILE *f);
@@ -392,15 +411,33 @@ void lockdep_threads_set_class_array(const void *first, size_t n, size_t stride,
 				     const struct dcsim_lock_class *cls);
 
 /* htm-conflicts.c */
-void htm_conflicts(struct lthread *lt, unsigned int acc, uintptr_t addr, unsigned int size);
+void htm_conflicts(struct explorer *ex, struct lthread *lt, unsigned int acc, uintptr_t addr,
+		   unsigned int size);
+/* Conflict mode: @lt (parked) loses to another thread's access; roll back now. */
+void htm_sim_doom(struct lthread *lt, dcsim_htm_status_t st);
+/*
+ * Does @lt's transaction hold line @ln in its write set (or read set)?
+ * Inline: htm-sim.c asks it for each line a transaction touches.
+ */
+static inline bool htm_sim_has_line(const struct lthread *lt, uintptr_t ln, bool write_set)
+{
+	const struct sim_txn *tx = &lt->txn;
+	const uintptr_t *set = write_set ? tx->wset : tx->rset;
+	unsigned int n = write_set ? tx->nwrite : tx->nread;
+
+	for (unsigned int i = 0; i < n; i++)
+		if (set[i] == ln)
+			return true;
+	return false;
+}
 
 /* lasso.c: fair cycles (livelocks in which every thread runs) */
-void lasso_exec_begin(void);
+void lasso_exec_begin(struct explorer *ex);
 void lasso_note_access(struct lthread *lt, unsigned int acc, const volatile void *addr,
 		       unsigned int size);
 void lasso_flush(struct lthread *lt);
 void lasso_note_lock(const void *lock);
-int lasso_point(uint32_t en);
+int lasso_point(struct explorer *ex, uint32_t en);
 const char *lasso_caught(void);
 void lasso_run_begin(void);
 void lasso_counts(unsigned long *tried, unsigned long *demoted);
@@ -414,63 +451,65 @@ void names_exec_begin(void);
 /* opts.c */
 
 /* pick.c */
-bool dfs_next(void);
+bool dfs_next(struct explorer *ex);
 /* The longest forced schedule (decisions): far beyond any execution's length. */
 #define SCHEDULE_MAX	(1ul << 24)
-int parse_schedule(const char *s);
-int pick(struct lthread *cur);
+int parse_schedule(struct explorer *ex, const char *s);
+int pick(struct explorer *ex, struct lthread *cur);
 
 /* pin.c: the calling thread on one CPU, and back (why: see pin.c). */
 bool explore_pin(void);
 void explore_unpin(void);
 
 /* pool.c */
-void baton_pass(struct lthread *lt, bool dying);
-__attribute__((noreturn)) void lthread_fiber_main(struct lthread *lt);
-struct explore_pool *pool_create(unsigned int n);
-void pool_destroy(struct explore_pool *pool);
-void pool_install(struct explore_pool *pool);
+struct explore_pool *pool_create(struct explorer *ex, unsigned int n);
+void pool_destroy(struct explorer *ex, struct explore_pool *pool);
+void pool_install(struct explorer *ex, struct explore_pool *pool);
+
+/* report.c */
+void report_failure(struct explorer *ex, FILE *f);
 
 /* rcu-cb.c */
 void defer_rcu(struct dcsim_rcu_head *head, dcsim_rcu_cb_t func);
-void discard_rcu(void);
-void drain_rcu(void);
+void discard_rcu(struct explorer *ex);
+void drain_rcu(struct explorer *ex);
 
 /* rcu-gp.c */
 void rcu_enter(struct lthread *lt);
-void rcu_exit(struct lthread *lt, const char *func, int line);
+void rcu_exit(struct explorer *ex, struct lthread *lt, const char *func, int line);
 /* The callbacks' progress, for lasso.c's signature of the state. */
-uint64_t rcu_signature(void);
-void rcu_tick(struct lthread *lt);
-void rcu_unpoison_all(void);
-void uaf_check(struct lthread *lt, unsigned int acc, const volatile void *addr,
-		unsigned int size, const char *func, int line);
+uint64_t rcu_signature(struct explorer *ex);
+void rcu_tick(struct explorer *ex, struct lthread *lt);
+void rcu_unpoison_all(struct explorer *ex);
+void uaf_check(struct explorer *ex, struct lthread *lt, unsigned int acc, const volatile void *addr,
+	       unsigned int size, const char *func, int line);
 
 /* sched-point.c */
-void describe_threads(char *buf, size_t len);
+void describe_threads(struct explorer *ex, char *buf, size_t len);
 void flush_write(struct lthread *lt);
-void wait_turn(struct lthread *lt);
+void explore_txn_access(struct explorer *ex, struct lthread *lt, enum dcsim_access acc,
+			const volatile void *addr, unsigned int size, const char *func, int line);
 
 /* strict.c */
-void strict_prepare(void);
-/* ex.lock held: @lt's schedule point of kind @acc, before the pick. */
-void strict_point(struct lthread *lt, unsigned int acc);
-/* ex.lock held: @lt returned; a victim it kept off its CPU runs again. */
-void strict_exit(struct lthread *lt);
-/* ex.lock held: nobody can run.  Fails the execution if a victim is off its CPU. */
-bool strict_stuck(struct lthread *lt);
-/* ex.lock held: the victim of the current preemption, to leave out of the pick. */
-static inline bool strict_is_off(unsigned int tid)
+void strict_prepare(struct explorer *ex);
+/* ex->lock held: @lt's schedule point of kind @acc, before the pick. */
+void strict_point(struct explorer *ex, struct lthread *lt, unsigned int acc);
+/* ex->lock held: @lt returned; a victim it kept off its CPU runs again. */
+void strict_exit(struct explorer *ex, struct lthread *lt);
+/* ex->lock held: nobody can run.  Fails the execution if a victim is off its CPU. */
+bool strict_stuck(struct explorer *ex, struct lthread *lt);
+/* ex->lock held: the victim of the current preemption, to leave out of the pick. */
+static inline bool strict_is_off(struct explorer *ex, unsigned int tid)
 {
-	return ex.strict_off && (int)tid == ex.strict_victim;
+	return ex->strict_off && (int)tid == ex->strict_victim;
 }
 
 /* schedule-log.c */
-void schedule_print(FILE *f);
-void slog_add(unsigned int tid, unsigned int acc, const volatile void *addr,
-		unsigned int size, const char *func, int line, bool txn);
-void slog_print(FILE *f);
-void slog_print_thread(FILE *f, int tid, unsigned long upto, unsigned int max);
+void schedule_print(struct explorer *ex, FILE *f);
+void slog_add(struct explorer *ex, unsigned int tid, unsigned int acc, const volatile void *addr,
+	      unsigned int size, const char *func, int line, bool txn);
+void slog_print(struct explorer *ex, FILE *f);
+void slog_print_thread(struct explorer *ex, FILE *f, int tid, unsigned long upto, unsigned int max);
 
 /* watchdog.c */
 void wd_phase(const char *phase);
@@ -478,66 +517,59 @@ void wd_phase(const char *phase);
 void wd_set_limit(unsigned long secs);
 
 /* window.c: window-directed exploration */
-bool window_on(void);
-void window_note(struct lthread *lt, enum dcsim_spin_event ev);
+bool window_on(struct explorer *ex);
+void window_note(struct explorer *ex, struct lthread *lt, enum dcsim_spin_event ev);
 void window_progress(struct lthread *lt);
-void window_point(struct lthread *lt, const char *func, int line);
-uint32_t window_parked_mask(uint32_t en);
-void window_chosen(int tid);
-void window_exec_begin(void);
+void window_point(struct explorer *ex, struct lthread *lt, const char *func, int line);
+uint32_t window_parked_mask(struct explorer *ex, uint32_t en);
+void window_chosen(struct explorer *ex, int tid);
+void window_exec_begin(struct explorer *ex);
 void window_run_begin(void);
-void window_run_end(struct dcsim_explore_result *r);
-const char *window_target_name(char *buf, size_t len);
+void window_run_end(struct explorer *ex, struct dcsim_explore_result *r);
+const char *window_target_name(struct explorer *ex, char *buf, size_t len);
 
 /* weak-memory.c */
 void wm_clear(struct lthread *lt);
-void wm_load(struct lthread *lt, unsigned int acc, uintptr_t addr, unsigned int size,
-		    const char *func, int line);
+void wm_load(struct explorer *ex, struct lthread *lt, unsigned int acc, uintptr_t addr,
+	     unsigned int size, const char *func, int line);
 void wm_note_write(struct lthread *lt, uintptr_t addr, unsigned int size);
-bool wm_on(void);
+bool wm_on(struct explorer *ex);
 
 
 /* The engine, for htm-sim.c */
-void explore_schedule(struct lthread *lt, enum dcsim_access acc,
-			    const volatile void *addr, unsigned int size,
-			    const char *func, int line);
-bool explore_htm_on(void);
+void explore_schedule(struct explorer *ex, struct lthread *lt, enum dcsim_access acc,
+		      const volatile void *addr, unsigned int size, const char *func, int line);
+bool explore_htm_on(struct explorer *ex);
 /* 0, or the (marked) abort status to inject at this point. */
-dcsim_htm_status_t explore_htm_inject(struct lthread *lt, const char *where);
-void explore_slog_txn(struct lthread *lt, enum dcsim_access acc,
-			     const volatile void *addr, unsigned int size,
-			     const char *func, int line);
-void explore_note_htm(bool commit, dcsim_htm_status_t st);
+dcsim_htm_status_t explore_htm_inject(struct explorer *ex, struct lthread *lt, const char *where);
+void explore_slog_txn(struct explorer *ex, struct lthread *lt, enum dcsim_access acc,
+		      const volatile void *addr, unsigned int size, const char *func, int line);
+void explore_note_htm(struct explorer *ex, bool commit, dcsim_htm_status_t st);
 /* Conflict mode: transactions have schedule points inside. */
-bool explore_htm_conflict_mode(void);
+bool explore_htm_conflict_mode(struct explorer *ex);
 /* Lines a transaction may track: the capacity option, or SIM_LINES_MAX. */
-unsigned int explore_htm_capacity(void);
+unsigned int explore_htm_capacity(struct explorer *ex);
 /* RCU nesting changes made inside a transaction (no schedule point there). */
-void explore_rcu_note(struct lthread *lt, enum dcsim_access acc);
+void explore_rcu_note(struct explorer *ex, struct lthread *lt, enum dcsim_access acc);
 
-/* Put back memory a stale load patched (weak memory); ex.lock not needed. */
+/* Put back memory a stale load patched (weak memory); ex->lock not needed. */
 void explore_wm_restore(struct lthread *lt);
 
 /* htm-sim.c, for the engine */
-void htm_sim_access(struct lthread *lt, enum dcsim_access acc,
-			    const volatile void *addr, unsigned int size,
-			    const char *func, int line);
+void htm_sim_access(struct explorer *ex, struct lthread *lt, enum dcsim_access acc,
+		    const volatile void *addr, unsigned int size, const char *func, int line);
 void htm_sim_reset(struct lthread *lt);
 /* Conflict mode, after @lt's schedule point, right before its access. */
-void htm_sim_access_conflict(struct lthread *lt, enum dcsim_access acc,
-				     const volatile void *addr, unsigned int size,
-				     const char *func, int line);
-/* Conflict mode: @lt (parked) loses to another thread's access; roll back now. */
-void htm_sim_doom(struct lthread *lt, dcsim_htm_status_t st);
-/* Does @lt's transaction hold line @ln in its write set (or read set)? */
-bool htm_sim_has_line(const struct lthread *lt, uintptr_t ln, bool write_set);
+void htm_sim_access_conflict(struct explorer *ex, struct lthread *lt, enum dcsim_access acc,
+			     const volatile void *addr, unsigned int size, const char *func,
+			     int line);
 
 /*
  * The engine's side of the seam (src/base/hooks.h): what the primitives'
  * entry points call.  hooks.c puts them in the table it registers.
  */
 void explore_sched_point(enum dcsim_access acc, const volatile void *addr,
-			 unsigned int size, const char *func, int line);	/* sched-point.c */
+			 unsigned int size, const char *func, int line);	/* access.c */
 void strict_spin_note(enum dcsim_spin_event ev, const dcsim_spinlock_t *lock,
 		      unsigned int subclass, const char *func, int line);	/* strict.c */
 void strict_spin_assert_held(const dcsim_spinlock_t *lock, const char *lock_name,

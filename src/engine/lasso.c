@@ -34,7 +34,7 @@
  * with simulated transactions (stale values and undo logs are state that
  * the hash does not follow).
  *
- * Everything here runs under ex.lock, as the rest of the engine.
+ * Everything here runs under ex->lock, as the rest of the engine.
  */
 
 #include <stdio.h>
@@ -104,10 +104,10 @@ static inline uint64_t mix(uint64_t h, uint64_t v)
 	return h ^ (h >> 29);
 }
 
-void lasso_exec_begin(void)
+void lasso_exec_begin(struct explorer *ex)
 {
-	lz.off = !ex.o.lasso_repeats || ex.o.mode == DCSIM_EXPLORE_DFS ||
-		 ex.o.htm != DCSIM_EXPLORE_HTM_OFF || wm_on();
+	lz.off = !ex->o.lasso_repeats || ex->o.mode == DCSIM_EXPLORE_DFS ||
+		 ex->o.htm != DCSIM_EXPLORE_HTM_OFF || wm_on(ex);
 	lz.gen++;
 	lz.mem = 0;
 	lz.nlocs = lz.nlocks = lz.nsigs = lz.tries = 0;
@@ -234,22 +234,22 @@ void lasso_flush(struct lthread *lt)
 		fold_word(w);
 }
 
-static uint64_t signature(void)
+static uint64_t signature(struct explorer *ex)
 {
-	uint64_t h = mix(lz.mem, ex.pool->n);
+	uint64_t h = mix(lz.mem, ex->pool->n);
 
-	for (unsigned int i = 0; i < ex.pool->n; i++) {
-		const struct lthread *t = &ex.pool->lt[i];
+	for (unsigned int i = 0; i < ex->pool->n; i++) {
+		const struct lthread *t = &ex->pool->lt[i];
 
 		h = mix(h, (uint64_t)t->state | (uint64_t)t->last_acc << 8 |
 			   (uint64_t)t->spun << 16 | (uint64_t)t->foreign_write << 17 |
-			   (uint64_t)t->pending_write << 18 | (uint64_t)strict_is_off(i) << 19 |
+			   (uint64_t)t->pending_write << 18 | (uint64_t)strict_is_off(ex, i) << 19 |
 			   (uint64_t)t->rcu_depth << 24 | (uint64_t)(uint32_t)t->last_line << 32);
 		h = mix(h, (uintptr_t)t->last_func);
 		h = mix(h, (uintptr_t)t->last_addr);
 		h = mix(h, t->progress);
 	}
-	return mix(h, rcu_signature());
+	return mix(h, rcu_signature(ex));
 }
 
 static void grow(size_t n)
@@ -326,13 +326,13 @@ static long seen(uint64_t sig, size_t d)
  * The decisions [from, to): the threads that ran in them (*@ran), and
  * Return: those that could run at one of them and never did (0: fair).
  */
-static uint32_t starved(size_t from, size_t to, uint32_t *ran)
+static uint32_t starved(struct explorer *ex, size_t from, size_t to, uint32_t *ran)
 {
 	uint32_t could = 0, did = 0;
 
 	for (size_t k = from; k < to; k++) {
 		could |= lz.en[k];
-		did |= 1u << ex.dec[k];
+		did |= 1u << ex->dec[k];
 	}
 	*ran = did;
 	return could & ~did;
@@ -347,37 +347,37 @@ static uint32_t starved(size_t from, size_t to, uint32_t *ran)
  * starved, as if they had yielded (the rule of fair stateless model
  * checking, Musuvathi and Qadeer, PLDI 2008).  Random needs no such help.
  */
-static void demote(uint32_t ran)
+static void demote(struct explorer *ex, uint32_t ran)
 {
 	unsigned int low = ~0u;
 
-	for (unsigned int i = 0; i < ex.pool->n; i++)
-		if (ex.pool->lt[i].prio < low)
-			low = ex.pool->lt[i].prio;
+	for (unsigned int i = 0; i < ex->pool->n; i++)
+		if (ex->pool->lt[i].prio < low)
+			low = ex->pool->lt[i].prio;
 	if (!low) {
-		for (unsigned int i = 0; i < ex.pool->n; i++)
-			ex.pool->lt[i].prio++;
+		for (unsigned int i = 0; i < ex->pool->n; i++)
+			ex->pool->lt[i].prio++;
 		low = 1;
 	}
-	for (unsigned int i = 0; i < ex.pool->n; i++)
+	for (unsigned int i = 0; i < ex->pool->n; i++)
 		if (ran & (1u << i))
-			ex.pool->lt[i].prio = low - 1;
+			ex->pool->lt[i].prio = low - 1;
 	lz.demoted++;
 }
 
-static void describe_cycle(void)
+static void describe_cycle(struct explorer *ex)
 {
 	unsigned int runs[DCSIM_EXPLORE_MAX_THREADS] = { 0 };
 	size_t off;
 
 	for (size_t k = lz.from - lz.period; k < lz.from; k++)
-		runs[ex.dec[k]]++;
+		runs[ex->dec[k]]++;
 	off = (size_t)snprintf(lz.what, sizeof(lz.what),
 			       "livelock (fair cycle): the state at decision %zu came back every %zu "
 			       "decisions, %lu times in a row, every thread that could run running in "
-			       "each round;", lz.from - lz.period, lz.period, ex.o.lasso_repeats);
-	for (unsigned int i = 0; i < ex.pool->n && off < sizeof(lz.what); i++) {
-		const struct lthread *t = &ex.pool->lt[i];
+			       "each round;", lz.from - lz.period, lz.period, ex->o.lasso_repeats);
+	for (unsigned int i = 0; i < ex->pool->n && off < sizeof(lz.what); i++) {
+		const struct lthread *t = &ex->pool->lt[i];
 
 		if (t->state == LT_DONE)
 			continue;
@@ -388,13 +388,13 @@ static void describe_cycle(void)
 }
 
 /*
- * At decision ex.ndec, before the choice: note the state's signature.
+ * At decision ex->ndec, before the choice: note the state's signature.
  * Return: the thread to run to repeat a fair cycle, or -1 for the mode's own
  * choice.
  */
-int lasso_point(uint32_t en)
+int lasso_point(struct explorer *ex, uint32_t en)
 {
-	size_t d = ex.ndec;
+	size_t d = ex->ndec;
 	uint64_t sig;
 	uint32_t ran;
 	long prev;
@@ -402,18 +402,18 @@ int lasso_point(uint32_t en)
 	if (lz.off || lz.caught)
 		return -1;
 	grow(d + 1);
-	sig = signature();
+	sig = signature(ex);
 	lz.sig[d] = sig;
 	lz.en[d] = en;
 	if (lz.period) {
 		size_t back = d - lz.period;
-		int c = ex.dec[back];
+		int c = ex->dec[back];
 
 		if (d > lz.from && (sig != lz.sig[back] || en != lz.en[back])) {
 			/* A hidden state (a bound, a counter) moved on: no cycle. */
 			lz.period = 0;
-		} else if (d - lz.from >= lz.period * ex.o.lasso_repeats) {
-			describe_cycle();
+		} else if (d - lz.from >= lz.period * ex->o.lasso_repeats) {
+			describe_cycle(ex);
 			lz.caught = true;
 			return -1;
 		} else if (en & (1u << c)) {
@@ -424,11 +424,11 @@ int lasso_point(uint32_t en)
 	}
 	prev = seen(sig, d);
 	/* A victim of strict priorities is off its CPU: strict.c reports that. */
-	if (prev < 0 || ex.strict_off)
+	if (prev < 0 || ex->strict_off)
 		return -1;
-	if (starved((size_t)prev, d, &ran)) {
-		if (ex.o.mode == DCSIM_EXPLORE_PCT)
-			demote(ran);
+	if (starved(ex, (size_t)prev, d, &ran)) {
+		if (ex->o.mode == DCSIM_EXPLORE_PCT)
+			demote(ex, ran);
 		return -1;
 	}
 	if (lz.tries >= LASSO_TRIES)
@@ -437,7 +437,7 @@ int lasso_point(uint32_t en)
 	lz.tried++;
 	lz.period = d - (size_t)prev;
 	lz.from = d;
-	return ex.dec[prev];
+	return ex->dec[prev];
 }
 
 /* At the start of a run: its counts begin at 0. */

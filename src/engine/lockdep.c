@@ -41,7 +41,7 @@
  *
  * Ordering: called by the logical thread holding the baton (one runs at a
  * time, so the tables need no lock of their own), or by the controller
- * between executions; a failure is recorded under ex.lock.
+ * between executions; a failure is recorded under ex->lock.
  */
 
 #include <inttypes.h>
@@ -186,19 +186,20 @@ static const struct dcsim_lock_class *class_of(const void *lock)
 }
 
 /* Only the controller (setup) or the baton holder registers: one at a time. */
-static bool may_register(void)
+static bool may_register(struct explorer *ex)
 {
-	return dcsim_explore_running() && (explore_lt || ex.current == CTL);
+	return dcsim_explore_running() && (explore_lt || ex->current == CTL);
 }
 
 /* The lock_set_class hook: dcsim_lock_set_class() of the primitives calls it. */
 void lockdep_set_class(const void *lock, const struct dcsim_lock_class *cls)
 {
+	struct explorer *ex = explore_ctx();
 	if (!dcsim_explore_running()) {
 		lockdep_threads_set_class(lock, cls);
 		return;
 	}
-	if (!lock || !may_register())
+	if (!lock || !may_register(ex))
 		return;
 	map_put((uintptr_t)lock, cls);
 }
@@ -207,11 +208,12 @@ void lockdep_set_class(const void *lock, const struct dcsim_lock_class *cls)
 void lockdep_set_class_array(const void *first, size_t n, size_t stride,
 				const struct dcsim_lock_class *cls)
 {
+	struct explorer *ex = explore_ctx();
 	if (!dcsim_explore_running()) {
 		lockdep_threads_set_class_array(first, n, stride, cls);
 		return;
 	}
-	if (!first || !n || !stride || !may_register())
+	if (!first || !n || !stride || !may_register(ex))
 		return;
 	if (ld.nranges == LD_RANGES_MAX) {
 		ld.ranges_lost++;
@@ -269,22 +271,22 @@ static const char *fn(const struct ld_site *s)
 }
 
 /* Record the failure (its first-line summary) unless one was recorded already. */
-static void fail_with(const char *summary)
+static void fail_with(struct explorer *ex, const char *summary)
 {
-	pthread_mutex_lock(&ex.lock);
-	if (!ex.failed) {
-		fail_lockedf("%s", summary);
+	pthread_mutex_lock(&ex->lock);
+	if (!ex->failed) {
+		fail_lockedf(ex, "%s", summary);
 		ld.reported = true;
 	}
-	pthread_mutex_unlock(&ex.lock);
+	pthread_mutex_unlock(&ex->lock);
 }
 
-static void report_recursive(struct lthread *lt, const struct ld_held *h, int node,
-			     const void *lock, const struct ld_site *site)
+static void report_recursive(struct explorer *ex, struct lthread *lt, const struct ld_held *h,
+			     int node, const void *lock, const struct ld_site *site)
 {
 	char a[64], what[160], what2[160], sum[512];
 
-	if (ex.failed)
+	if (ex->failed)
 		return;
 	node_name(node, a, sizeof(a));
 	describe_addr((uintptr_t)lock, 4, what, sizeof(what));
@@ -300,7 +302,7 @@ static void report_recursive(struct lthread *lt, const struct ld_held *h, int no
 	snprintf(sum, sizeof(sum), "possible recursive locking: T%u takes %s at %s:%d while "
 		 "holding %s taken at %s:%d", lt->id, a, fn(site), site->line, a,
 		 fn(&h->site), h->site.line);
-	fail_with(sum);
+	fail_with(ex, sum);
 }
 
 /* Breadth-first search for a path @from -> ... -> @to; its nodes into @path. */
@@ -339,14 +341,15 @@ static unsigned int find_path(int from, int to, int *path)
  * T holds @h (node A) and takes node B at @site; the graph already has
  * B -> ... -> A along @path (@n nodes, path[0] == B, path[n-1] == A).
  */
-static void report_cycle(struct lthread *lt, const struct ld_held *h, int b,
-			 const void *lock, const struct ld_site *site, const int *path, unsigned int n)
+static void report_cycle(struct explorer *ex, struct lthread *lt, const struct ld_held *h, int b,
+			 const void *lock, const struct ld_site *site, const int *path,
+			 unsigned int n)
 {
 	char an[64], bn[64], what[160], sum[512];
 	size_t off;
 	const struct ld_edge *first = &ld.edge[path[0]][path[1]];
 
-	if (ex.failed)
+	if (ex->failed)
 		return;
 	node_name(h->node, an, sizeof(an));
 	node_name(b, bn, sizeof(bn));
@@ -382,11 +385,11 @@ static void report_cycle(struct lthread *lt, const struct ld_held *h, int b,
 		rep("dcsim-lockdep:   lock(%s);\n", bn);
 		rep("dcsim-lockdep:  *** DEADLOCK ***\n");
 	}
-	if (first->exec_no != ex.exec_no)
+	if (first->exec_no != ex->exec_no)
 		rep("dcsim-lockdep: chain 2 was first seen in execution %lu: replay it with "
 		    "DCSIM_EXPLORE_SCENARIO='%s' DCSIM_EXPLORE_MODE=%s DCSIM_EXPLORE_SEED=%#" PRIx64
 		    "; the replay below (this execution) shows chain 1\n", first->exec_no,
-		    ex.sc->name, dcsim_explore_mode_name(ex.o.mode), first->seed);
+		    ex->sc->name, dcsim_explore_mode_name(ex->o.mode), first->seed);
 
 	off = (size_t)snprintf(sum, sizeof(sum), "possible circular locking dependency: T%u takes "
 			       "%s at %s:%d holding %s (taken at %s:%d); existing chain:",
@@ -400,14 +403,15 @@ static void report_cycle(struct lthread *lt, const struct ld_held *h, int b,
 					node_name(path[i + 1], y, sizeof(y)), fn(&e->taken),
 					e->taken.line, i + 2 < n ? ";" : "");
 	}
-	if (first->exec_no != ex.exec_no && off < sizeof(sum))
+	if (first->exec_no != ex->exec_no && off < sizeof(sum))
 		snprintf(sum + off, sizeof(sum) - off, " (execution %lu, seed %#" PRIx64 ")",
 			 first->exec_no, first->seed);
-	fail_with(sum);
+	fail_with(ex, sum);
 }
 
 /* @lt, holding what ld.held says, is about to take (or wait for) node @b. */
-static void check_and_add(struct lthread *lt, int b, const void *lock, const struct ld_site *site)
+static void check_and_add(struct explorer *ex, struct lthread *lt, int b, const void *lock,
+			  const struct ld_site *site)
 {
 	unsigned int tid = lt->id;
 
@@ -418,7 +422,7 @@ static void check_and_add(struct lthread *lt, int b, const void *lock, const str
 		unsigned int n;
 
 		if (h->node == b) {
-			report_recursive(lt, h, b, lock, site);
+			report_recursive(ex, lt, h, b, lock, site);
 			continue;
 		}
 		e = &ld.edge[h->node][b];
@@ -426,9 +430,9 @@ static void check_and_add(struct lthread *lt, int b, const void *lock, const str
 			continue;
 		n = find_path(b, h->node, path);
 		if (n)
-			report_cycle(lt, h, b, lock, site, path, n);
+			report_cycle(ex, lt, h, b, lock, site, path, n);
 		*e = (struct ld_edge){ .set = true, .tid = tid, .held = h->site, .taken = *site,
-				       .exec_no = ex.exec_no, .seed = ex.exec_seed };
+				       .exec_no = ex->exec_no, .seed = ex->exec_seed };
 		ld.nedges++;
 	}
 }
@@ -443,8 +447,8 @@ static void push(unsigned int tid, const void *lock, int node, bool trylock,
 	ld.held[tid][ld.nheld[tid]++] = (struct ld_held){ lock, node, trylock, *site };
 }
 
-void lockdep_note(struct lthread *lt, enum dcsim_spin_event ev, const void *lock,
-		  unsigned int subclass, const char *func, int line)
+void lockdep_note(struct explorer *ex, struct lthread *lt, enum dcsim_spin_event ev,
+		  const void *lock, unsigned int subclass, const char *func, int line)
 {
 	unsigned int tid = lt->id;
 	struct ld_site site = { func, line };
@@ -473,17 +477,17 @@ void lockdep_note(struct lthread *lt, enum dcsim_spin_event ev, const void *lock
 		return;
 	switch (ev) {
 	case DCSIM_SPIN_WAITING:
-		check_and_add(lt, node, lock, &site);
+		check_and_add(ex, lt, node, lock, &site);
 		ld.checked[tid] = lock;
 		break;
 	case DCSIM_SPIN_ANNOTATE_ACQUIRE:
-		check_and_add(lt, node, lock, &site);
+		check_and_add(ex, lt, node, lock, &site);
 		push(tid, lock, node, false, &site);
 		break;
 	case DCSIM_SPIN_ACQUIRED:
 		ld.acquisitions++;
 		if (ld.checked[tid] != lock)
-			check_and_add(lt, node, lock, &site);
+			check_and_add(ex, lt, node, lock, &site);
 		ld.checked[tid] = NULL;
 		push(tid, lock, node, false, &site);
 		break;

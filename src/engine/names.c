@@ -20,10 +20,12 @@
  */
 bool explore_running(void)
 {
-	return __atomic_load_n(&ex.running, __ATOMIC_RELAXED);
+	struct explorer *ex = explore_ctx();
+
+	return __atomic_load_n(&ex->running, __ATOMIC_RELAXED);
 }
 
-/* ex.lock held or the run over.  "'/d/f'.d_lock" for an address the describer knows, or "". */
+/* ex->lock held or the run over.  "'/d/f'.d_lock" for an address the describer knows, or "". */
 const char *describe_addr(uintptr_t a, unsigned int size, char *buf, size_t len)
 {
 	const struct dcsim_explore_describer *d = dcsim_describer_get();

@@ -16,12 +16,12 @@
 
 /* ---- choosing the next thread ---- */
 
-static uint32_t runnable_mask(void)
+static uint32_t runnable_mask(struct explorer *ex)
 {
 	uint32_t m = 0;
 
-	for (unsigned int i = 0; i < ex.pool->n; i++)
-		if (ex.pool->lt[i].state == LT_RUNNABLE && !strict_is_off(i))
+	for (unsigned int i = 0; i < ex->pool->n; i++)
+		if (ex->pool->lt[i].state == LT_RUNNABLE && !strict_is_off(ex, i))
 			m |= 1u << i;
 	return m;
 }
@@ -38,67 +38,67 @@ static int nth_bit(uint32_t m, unsigned int n)
 	return __builtin_ctz(m);
 }
 
-static int pick_pct(struct lthread *cur, uint32_t en)
+static int pick_pct(struct explorer *ex, struct lthread *cur, uint32_t en)
 {
 	int best = -1;
 
 	/* At the i-th change point the running thread drops below everyone. */
 	if (cur) {
-		for (unsigned int i = 0; i < ex.nchange; i++) {
-			if (ex.change[i] == ex.step) {
+		for (unsigned int i = 0; i < ex->nchange; i++) {
+			if (ex->change[i] == ex->step) {
 				cur->prio = i;	/* initial priorities are all >= d */
 				break;
 			}
 		}
 	}
-	for (unsigned int i = 0; i < ex.pool->n; i++)
-		if ((en & (1u << i)) && (best < 0 || ex.pool->lt[i].prio > ex.pool->lt[best].prio))
+	for (unsigned int i = 0; i < ex->pool->n; i++)
+		if ((en & (1u << i)) && (best < 0 || ex->pool->lt[i].prio > ex->pool->lt[best].prio))
 			best = (int)i;
 	return best;
 }
 
-static int pick_dfs(struct lthread *cur, uint32_t en)
+static int pick_dfs(struct explorer *ex, struct lthread *cur, uint32_t en)
 {
-	size_t di = ex.ndec;
+	size_t di = ex->ndec;
 	int prev = cur ? (int)cur->id : CTL;
 	bool prev_runnable = cur && (en & (1u << cur->id));
 	struct dfs_node *nd;
 	int c;
 
-	if (di < ex.replay_len) {
-		nd = &ex.nodes[di];
+	if (di < ex->replay_len) {
+		nd = &ex->nodes[di];
 		if (nd->enabled == en && nd->prev == prev) {
 			c = nd->chosen;
 			goto out;
 		}
 		/* The scenario is not deterministic; explore from here afresh. */
 		fprintf(stderr, "dcsim-explore: '%s': dfs replay diverged at decision %zu "
-			"(nondeterministic scenario?)\n", ex.sc->name, di);
-		ex.replay_len = ex.nnodes = di;
+			"(nondeterministic scenario?)\n", ex->sc->name, di);
+		ex->replay_len = ex->nnodes = di;
 	}
-	if (ex.nnodes == ex.nodes_cap) {
-		ex.nodes_cap = ex.nodes_cap ? 2 * ex.nodes_cap : 1024;
-		ex.nodes = xrealloc(ex.nodes, ex.nodes_cap * sizeof(*ex.nodes));
+	if (ex->nnodes == ex->nodes_cap) {
+		ex->nodes_cap = ex->nodes_cap ? 2 * ex->nodes_cap : 1024;
+		ex->nodes = xrealloc(ex->nodes, ex->nodes_cap * sizeof(*ex->nodes));
 	}
-	nd = &ex.nodes[ex.nnodes++];
+	nd = &ex->nodes[ex->nnodes++];
 	/* Default: no preemption, else the lowest runnable thread. */
 	c = prev_runnable ? prev : lowest(en);
 	nd->enabled = (uint16_t)en;
 	nd->tried = (uint16_t)(1u << c);
 	nd->chosen = (int8_t)c;
 	nd->prev = (int8_t)prev;
-	nd->preempt = (uint16_t)ex.preempt;
+	nd->preempt = (uint16_t)ex->preempt;
 out:
 	if (prev_runnable && c != prev)
-		ex.preempt++;
+		ex->preempt++;
 	return c;
 }
 
 /* Backtrack to the deepest decision with an affordable untried alternative. */
-bool dfs_next(void)
+bool dfs_next(struct explorer *ex)
 {
-	while (ex.nnodes) {
-		struct dfs_node *nd = &ex.nodes[ex.nnodes - 1];
+	while (ex->nnodes) {
+		struct dfs_node *nd = &ex->nodes[ex->nnodes - 1];
 		bool prev_runnable = nd->prev >= 0 && (nd->enabled & (1u << nd->prev));
 
 		for (int c = 0; c < DCSIM_EXPLORE_MAX_THREADS; c++) {
@@ -108,80 +108,80 @@ bool dfs_next(void)
 				continue;
 			nd->tried |= (uint16_t)(1u << c);
 			cost = prev_runnable && c != nd->prev;
-			if (nd->preempt + cost > ex.o.preemption_bound)
+			if (nd->preempt + cost > ex->o.preemption_bound)
 				continue;
 			nd->chosen = (int8_t)c;
-			ex.replay_len = ex.nnodes;
+			ex->replay_len = ex->nnodes;
 			return true;
 		}
-		ex.nnodes--;
+		ex->nnodes--;
 	}
 	return false;
 }
 
-/* ex.lock held.  Return: the next thread, or -1 if none is runnable. */
-int pick(struct lthread *cur)
+/* ex->lock held.  Return: the next thread, or -1 if none is runnable. */
+int pick(struct explorer *ex, struct lthread *cur)
 {
-	uint32_t en = runnable_mask(), parked;
+	uint32_t en = runnable_mask(ex), parked;
 	int c, again;
 
 	if (!en)
 		return -1;
 	/* Every decision: lasso.c notes the state, and may repeat a cycle. */
-	again = lasso_point(en);
+	again = lasso_point(ex, en);
 	/*
 	 * window.c: a parked thread is left out of the choice below, but not
 	 * out of what lasso.c sees (a cycle it never ran in is not fair).
 	 */
-	parked = window_parked_mask(en);
-	if (ex.ndec < ex.nforced) {
-		c = ex.forced[ex.ndec];
-		if (c < 0 || c >= (int)ex.pool->n || !(en & (1u << c))) {
+	parked = window_parked_mask(ex, en);
+	if (ex->ndec < ex->nforced) {
+		c = ex->forced[ex->ndec];
+		if (c < 0 || c >= (int)ex->pool->n || !(en & (1u << c))) {
 			fprintf(stderr, "dcsim-explore: '%s': forced schedule names thread %d at "
 				"decision %zu, which cannot run there; continuing with the lowest\n",
-				ex.sc->name, c, ex.ndec);
+				ex->sc->name, c, ex->ndec);
 			c = lowest(en);
 		}
-	} else if (ex.strict_rescue >= 0 && (en & (1u << ex.strict_rescue))) {
+	} else if (ex->strict_rescue >= 0 && (en & (1u << ex->strict_rescue))) {
 		/* strict.c: a thread on a CPU of its own that the mode starved. */
-		c = ex.strict_rescue;
-		ex.strict_rescue = -1;
+		c = ex->strict_rescue;
+		ex->strict_rescue = -1;
 	} else if (again >= 0) {
 		c = again;
 	} else {
 		uint32_t may = en & ~parked;
 
-		switch (ex.o.mode) {
+		switch (ex->o.mode) {
 		case DCSIM_EXPLORE_PCT:
-			c = pick_pct(cur, may);
+			c = pick_pct(ex, cur, may);
 			break;
 		case DCSIM_EXPLORE_DFS:
-			c = pick_dfs(cur, en);
+			c = pick_dfs(ex, cur, en);
 			break;
 		case DCSIM_EXPLORE_RANDOM:
 		default:
-			c = nth_bit(may, (unsigned int)splitmix64_below(&ex.rng, (uint64_t)__builtin_popcount(may)));
+			c = nth_bit(may, (unsigned int)splitmix64_below(&ex->rng, (uint64_t)__builtin_popcount(may)));
 			break;
 		}
 	}
-	window_chosen(c);
-	if (ex.ndec == ex.dec_cap) {
-		ex.dec_cap = ex.dec_cap ? 2 * ex.dec_cap : 4096;
-		ex.dec = xrealloc(ex.dec, ex.dec_cap);
+	window_chosen(ex, c);
+	if (ex->ndec == ex->dec_cap) {
+		ex->dec_cap = ex->dec_cap ? 2 * ex->dec_cap : 4096;
+		ex->dec = xrealloc(ex->dec, ex->dec_cap);
 	}
-	ex.dec[ex.ndec++] = (int8_t)c;
+	ex->dec[ex->ndec++] = (int8_t)c;
 	return c;
 }
 
 /*
- * "TID[*COUNT],..." into ex.forced.  Every number goes through the one
+ * "TID[*COUNT],..." into ex->forced.  Every number goes through the one
  * parser with its range, and the total is bounded before anything is
  * allocated: a COUNT near 2^64 must not wrap nforced + cnt into a tiny
  * buffer that memset() then overruns.  Return: 0 or -EINVAL.
  */
-int parse_schedule(const char *s)
+int parse_schedule(struct explorer *ex, const char *s)
 {
-	ex.nforced = 0;
+	ex->nforced = 0;
 	while (s && *s) {
 		size_t len = strcspn(s, ","), tlen = strcspn(s, "*,");
 		char tbuf[24], cbuf[24];
@@ -201,11 +201,11 @@ int parse_schedule(const char *s)
 			if (dcsim_parse_u64(cbuf, 1, SCHEDULE_MAX, &cnt))
 				return -EINVAL;
 		}
-		if (cnt > SCHEDULE_MAX - ex.nforced)
+		if (cnt > SCHEDULE_MAX - ex->nforced)
 			return -EINVAL;
-		ex.forced = xrealloc(ex.forced, ex.nforced + cnt);
-		memset(ex.forced + ex.nforced, (int)tid, cnt);
-		ex.nforced += cnt;
+		ex->forced = xrealloc(ex->forced, ex->nforced + cnt);
+		memset(ex->forced + ex->nforced, (int)tid, cnt);
+		ex->nforced += cnt;
 		s += len;
 		/* "1,,2" and a trailing "," are errors, not empty entries. */
 		if (*s == ',' && !*++s)

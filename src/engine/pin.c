@@ -3,7 +3,7 @@
  * Pinning an exploration to one CPU.
  *
  * Why: the explorer runs one thread at a time and hands the baton from
- * thread to thread under ex.lock with a pthread_cond_signal() and a wait
+ * thread to thread under ex->lock with a pthread_cond_signal() and a wait
  * (sched-point.c, pool.c, explore.c), thousands of times per execution.
  * Nothing runs in parallel, so a second CPU brings nothing; but when the
  * woken thread sits on another CPU's run queue, every hand-off costs an

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The pool that runs the logical threads (a pthread each, or a fiber each
- * on the controller's pthread: fiber.c), and the baton they pass.
+ * on the controller's pthread: fiber.c); the baton they pass is baton.c.
  */
 
 #include <stdio.h>
@@ -10,45 +10,11 @@
 #include "../base/rcu-internal.h"
 #include "internal.h"
 
-/* ---- the baton ---- */
-
 /*
- * ex.lock held, by @lt (NULL: the controller), which has set ex.current to
- * the next holder (CTL: the controller).  Hand the baton over and return
- * when it comes back to @lt, ex.lock held again; for the controller, when
- * the execution is done.  @dying (fibers): @lt never runs again.
- * Pthreads wake the holder's condition variable and wait on their own;
- * fibers drop the lock (no pthread else takes it meanwhile) and switch.
+ * ex->lock held: @lt's body returned.  Check what it left, note its exit,
+ * and set ex->current to the next holder (CTL when the execution is over).
  */
-void baton_pass(struct lthread *lt, bool dying)
-{
-	struct explore_pool *pool = ex.pool;
-
-	if (handoff_fiber()) {
-		struct fiber *from = lt ? &lt->fib : &ex.ctl_fib;
-		struct lthread *to = ex.current == CTL ? NULL : &pool->lt[ex.current];
-
-		pthread_mutex_unlock(&ex.lock);
-		fiber_switch(from, to ? &to->fib : &ex.ctl_fib, to, dying);
-		pthread_mutex_lock(&ex.lock);
-		return;
-	}
-	pthread_cond_signal(ex.current == CTL ? &ex.ctl_cv : &pool->lt[ex.current].cv);
-	if (lt) {
-		wait_turn(lt);
-		return;
-	}
-	while (!ex.exec_done)
-		pthread_cond_wait(&ex.ctl_cv, &ex.lock);
-}
-
-/* ---- the pool ---- */
-
-/*
- * ex.lock held: @lt's body returned.  Check what it left, note its exit,
- * and set ex.current to the next holder (CTL when the execution is over).
- */
-static void lthread_exited(struct lthread *lt)
+static void lthread_exited(struct explorer *ex, struct lthread *lt)
 {
 	struct explore_pool *pool = lt->pool;
 	int next;
@@ -56,16 +22,16 @@ static void lthread_exited(struct lthread *lt)
 	flush_write(lt);
 	lasso_flush(lt);
 	if (lt->rcu_depth) {
-		fail_lockedf("T%u returned inside an RCU read-side section (depth %u)",
+		fail_lockedf(ex, "T%u returned inside an RCU read-side section (depth %u)",
 			     lt->id, lt->rcu_depth);
-		abandon_locked(lt);
+		abandon_locked(ex, lt);
 	}
 	lt->state = LT_DONE;
 	wm_clear(lt);
-	rcu_tick(lt);
-	slog_add(lt->id, SL_EXIT, NULL, 0, "(body returned)", 0, false);
-	strict_exit(lt);
-	next = pick(lt);
+	rcu_tick(ex, lt);
+	slog_add(ex, lt->id, SL_EXIT, NULL, 0, "(body returned)", 0, false);
+	strict_exit(ex, lt);
+	next = pick(ex, lt);
 	if (next < 0) {
 		bool live = false;
 
@@ -74,31 +40,32 @@ static void lthread_exited(struct lthread *lt)
 		if (live) {
 			char who[160] = "";
 
-			strict_stuck(lt);
+			strict_stuck(ex, lt);
 
-			describe_threads(who, sizeof(who));
-			fail_lockedf("deadlock: the last running thread T%u returned and "
+			describe_threads(ex, who, sizeof(who));
+			fail_lockedf(ex, "deadlock: the last running thread T%u returned and "
 				     "every other spins:%s", lt->id, who);
 		}
-		ex.exec_done = true;
-		ex.current = CTL;
+		ex->exec_done = true;
+		ex->current = CTL;
 	} else {
-		ex.current = next;
+		ex->current = next;
 	}
 }
 
-/* ex.lock held, @lt holds the baton: run its body once. */
-static void lthread_run_body(struct lthread *lt)
+/* ex->lock held, @lt holds the baton: run its body once. */
+static void lthread_run_body(struct explorer *ex, struct lthread *lt)
 {
-	pthread_mutex_unlock(&ex.lock);
-	ex.sc->thread(ex.state, lt->id);
+	pthread_mutex_unlock(&ex->lock);
+	ex->sc->thread(ex->state, lt->id);
 	explore_wm_restore(lt);
-	pthread_mutex_lock(&ex.lock);
-	lthread_exited(lt);
+	pthread_mutex_lock(&ex->lock);
+	lthread_exited(ex, lt);
 }
 
 static void *lthread_main(void *arg)
 {
+	struct explorer *ex = explore_ctx();
 	struct lthread *lt = arg;
 	struct explore_pool *pool = lt->pool;
 
@@ -112,19 +79,19 @@ static void *lthread_main(void *arg)
 	 */
 	dcsim_rcu_thread_online_slow();
 	explore_lt = lt;
-	pthread_mutex_lock(&ex.lock);
+	pthread_mutex_lock(&ex->lock);
 	for (;;) {
-		wait_turn(lt);
+		wait_turn(ex, lt);
 		if (pool->shutdown)
 			break;
 		if (pool->dead) {
-			pthread_mutex_unlock(&ex.lock);
+			pthread_mutex_unlock(&ex->lock);
 			park_forever();
 		}
-		lthread_run_body(lt);
-		pthread_cond_signal(ex.current == CTL ? &ex.ctl_cv : &pool->lt[ex.current].cv);
+		lthread_run_body(ex, lt);
+		pthread_cond_signal(ex->current == CTL ? &ex->ctl_cv : &pool->lt[ex->current].cv);
 	}
-	pthread_mutex_unlock(&ex.lock);
+	pthread_mutex_unlock(&ex->lock);
 	explore_lt = NULL;
 	return NULL;
 }
@@ -135,16 +102,18 @@ static void *lthread_main(void *arg)
  * never returns: pool_destroy() drops a fiber parked here, and an
  * abandoned one is never switched to again.
  */
-__attribute__((noreturn)) void lthread_fiber_main(struct lthread *lt)
+static __attribute__((noreturn)) void lthread_fiber_main(struct lthread *lt)
 {
-	pthread_mutex_lock(&ex.lock);
+	struct explorer *ex = explore_ctx();
+
+	pthread_mutex_lock(&ex->lock);
 	for (;;) {
-		lthread_run_body(lt);
-		baton_pass(lt, false);
+		lthread_run_body(ex, lt);
+		baton_pass(ex, lt, false);
 	}
 }
 
-struct explore_pool *pool_create(unsigned int n)
+struct explore_pool *pool_create(struct explorer *ex, unsigned int n)
 {
 	struct explore_pool *pool = calloc(1, sizeof(*pool));
 
@@ -158,8 +127,8 @@ struct explore_pool *pool_create(unsigned int n)
 		lt->id = i;
 		lt->state = LT_DONE;
 		pthread_cond_init(&lt->cv, NULL);
-		if (handoff_fiber()) {
-			fiber_create(lt);
+		if (handoff_fiber(ex)) {
+			fiber_create(lt, lthread_fiber_main);
 			continue;
 		}
 		if (pthread_create(&lt->pthread, NULL, lthread_main, lt)) {
@@ -170,34 +139,34 @@ struct explore_pool *pool_create(unsigned int n)
 	return pool;
 }
 
-/* Its threads read ex.pool under ex.lock as soon as they start. */
-void pool_install(struct explore_pool *pool)
+/* Its threads read ex->pool under ex->lock as soon as they start. */
+void pool_install(struct explorer *ex, struct explore_pool *pool)
 {
 	if (!pool) {
 		fputs("dcsim-explore: out of memory\n", stderr);
 		abort();
 	}
-	pthread_mutex_lock(&ex.lock);
-	ex.pool = pool;
-	pthread_mutex_unlock(&ex.lock);
+	pthread_mutex_lock(&ex->lock);
+	ex->pool = pool;
+	pthread_mutex_unlock(&ex->lock);
 }
 
 /* Only for a pool that is not dead: its threads wait at the top of their loop. */
-void pool_destroy(struct explore_pool *pool)
+void pool_destroy(struct explorer *ex, struct explore_pool *pool)
 {
-	if (handoff_fiber()) {
+	if (handoff_fiber(ex)) {
 		for (unsigned int i = 0; i < pool->n; i++) {
-			fiber_destroy(&pool->lt[i]);
+			fiber_destroy(ex, &pool->lt[i]);
 			pthread_cond_destroy(&pool->lt[i].cv);
 		}
 		free(pool);
 		return;
 	}
-	pthread_mutex_lock(&ex.lock);
+	pthread_mutex_lock(&ex->lock);
 	pool->shutdown = true;
 	for (unsigned int i = 0; i < pool->n; i++)
 		pthread_cond_signal(&pool->lt[i].cv);
-	pthread_mutex_unlock(&ex.lock);
+	pthread_mutex_unlock(&ex->lock);
 	for (unsigned int i = 0; i < pool->n; i++) {
 		pthread_join(pool->lt[i].pthread, NULL);
 		pthread_cond_destroy(&pool->lt[i].cv);

@@ -14,21 +14,22 @@
 
 /*
  * Called for every dcsim_call_rcu() while an exploration runs, from a
- * logical thread (holding the baton, not ex.lock), from the controller, or
- * from a callback (ex.lock released around it).  The readers are the
+ * logical thread (holding the baton, not ex->lock), from the controller, or
+ * from a callback (ex->lock released around it).  The readers are the
  * threads inside a read-side section now.
  */
 void defer_rcu(struct dcsim_rcu_head *head, dcsim_rcu_cb_t func)
 {
+	struct explorer *ex = explore_ctx();
 	struct lthread *lt = explore_lt;
 	struct rcu_cb *cb;
 
-	pthread_mutex_lock(&ex.lock);
-	if (ex.ncbs == ex.cbs_cap) {
-		ex.cbs_cap = ex.cbs_cap ? 2 * ex.cbs_cap : 256;
-		ex.cbs = xrealloc(ex.cbs, ex.cbs_cap * sizeof(*ex.cbs));
+	pthread_mutex_lock(&ex->lock);
+	if (ex->ncbs == ex->cbs_cap) {
+		ex->cbs_cap = ex->cbs_cap ? 2 * ex->cbs_cap : 256;
+		ex->cbs = xrealloc(ex->cbs, ex->cbs_cap * sizeof(*ex->cbs));
 	}
-	cb = &ex.cbs[ex.ncbs++];
+	cb = &ex->cbs[ex->ncbs++];
 	memset(cb, 0, sizeof(*cb));
 	cb->head = head;
 	cb->func = func;
@@ -37,16 +38,16 @@ void defer_rcu(struct dcsim_rcu_head *head, dcsim_rcu_cb_t func)
 	if (!cb->obj)
 		cb->size = 0;
 	cb->queuer = lt ? (int)lt->id : CTL;
-	cb->q_slog = ex.nslog;
-	for (unsigned int i = 0; ex.pool && i < ex.pool->n; i++) {
-		if (ex.pool->lt[i].rcu_depth) {
+	cb->q_slog = ex->nslog;
+	for (unsigned int i = 0; ex->pool && i < ex->pool->n; i++) {
+		if (ex->pool->lt[i].rcu_depth) {
 			cb->readers |= 1u << i;
-			cb->sect[i] = ex.pool->lt[i].rcu_sections;
+			cb->sect[i] = ex->pool->lt[i].rcu_sections;
 		}
 	}
 	if (lt)
-		slog_add(lt->id, SL_CALL_RCU, head, 0, lt->last_func, lt->last_line, lt->txn.active);
-	pthread_mutex_unlock(&ex.lock);
+		slog_add(ex, lt->id, SL_CALL_RCU, head, 0, lt->last_func, lt->last_line, lt->txn.active);
+	pthread_mutex_unlock(&ex->lock);
 }
 
 /*
@@ -54,32 +55,32 @@ void defer_rcu(struct dcsim_rcu_head *head, dcsim_rcu_cb_t func)
  * in call_rcu() order (no reader is left, so every grace period is over).
  * Callbacks may queue more callbacks; run until none is left.
  */
-void drain_rcu(void)
+void drain_rcu(struct explorer *ex)
 {
 	for (;;) {
 		struct rcu_cb cb;
 		size_t i;
 
-		pthread_mutex_lock(&ex.lock);
-		for (i = 0; i < ex.ncbs && ex.cbs[i].state == CB_DONE; i++)
+		pthread_mutex_lock(&ex->lock);
+		for (i = 0; i < ex->ncbs && ex->cbs[i].state == CB_DONE; i++)
 			;
-		if (i == ex.ncbs) {
-			ex.ncbs = 0;
-			pthread_mutex_unlock(&ex.lock);
+		if (i == ex->ncbs) {
+			ex->ncbs = 0;
+			pthread_mutex_unlock(&ex->lock);
 			return;
 		}
-		ex.cbs[i].state = CB_DONE;
-		cb = ex.cbs[i];
-		pthread_mutex_unlock(&ex.lock);
+		ex->cbs[i].state = CB_DONE;
+		cb = ex->cbs[i];
+		pthread_mutex_unlock(&ex->lock);
 		cb.func(cb.head);
 	}
 }
 
 /* A failed execution: its state is leaked, and so are its callbacks. */
-void discard_rcu(void)
+void discard_rcu(struct explorer *ex)
 {
-	pthread_mutex_lock(&ex.lock);
-	rcu_unpoison_all();
-	ex.ncbs = 0;
-	pthread_mutex_unlock(&ex.lock);
+	pthread_mutex_lock(&ex->lock);
+	rcu_unpoison_all(ex);
+	ex->ncbs = 0;
+	pthread_mutex_unlock(&ex->lock);
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The schedule point: every dcsim_sched_point() of a logical thread hands
- * the baton on here, and the checks of the access it announces run after.
+ * The schedule point: every dcsim_sched_point() of a logical thread
+ * outside a simulated transaction (access.c) hands the baton on here,
+ * and the checks of the access it announces run after.
  */
 
 #include <stdio.h>
@@ -11,7 +12,7 @@
 #include "internal.h"
 
 /*
- * ex.lock held.  A write announced at @lt's previous schedule point has
+ * ex->lock held.  A write announced at @lt's previous schedule point has
  * been performed by now (the access follows its schedule point), so the
  * spinners it may release can be woken: doing it at the announcing point
  * itself could let a spinner re-check before the write and block for good.
@@ -32,12 +33,12 @@ void flush_write(struct lthread *lt)
 	}
 }
 
-void describe_threads(char *buf, size_t len)
+void describe_threads(struct explorer *ex, char *buf, size_t len)
 {
 	size_t off = 0;
 
-	for (unsigned int i = 0; i < ex.pool->n && off < len; i++) {
-		struct lthread *t = &ex.pool->lt[i];
+	for (unsigned int i = 0; i < ex->pool->n && off < len; i++) {
+		struct lthread *t = &ex->pool->lt[i];
 
 		if (t->state == LT_DONE)
 			continue;
@@ -46,53 +47,44 @@ void describe_threads(char *buf, size_t len)
 	}
 }
 
-/* ex.lock held, by @lt.  Wait until the baton comes back (or park). */
-void wait_turn(struct lthread *lt)
-{
-	while (ex.pool != lt->pool || ex.current != (int)lt->id) {
-		if (lt->pool->dead || lt->pool->shutdown)
-			return;
-		pthread_cond_wait(&lt->cv, &ex.lock);
-	}
-}
-
-/* ex.lock held.  Hand the baton to @next (-1: nobody can run). */
-static void hand_off(struct lthread *lt, int next)
+/* ex->lock held.  Hand the baton to @next (-1: nobody can run). */
+static void hand_off(struct explorer *ex, struct lthread *lt, int next)
 {
 	if (next < 0) {
 		char who[160] = "";
 
-		strict_stuck(lt);
+		strict_stuck(ex, lt);
 
-		describe_threads(who, sizeof(who));
-		fail_lockedf("deadlock: no thread can run, every live thread spins without "
+		describe_threads(ex, who, sizeof(who));
+		fail_lockedf(ex, "deadlock: no thread can run, every live thread spins without "
 			     "another thread writing:%s", who);
-		abandon_locked(lt);
+		abandon_locked(ex, lt);
 	}
 	if (next == (int)lt->id)
 		return;
-	ex.current = next;
-	baton_pass(lt, false);
+	ex->current = next;
+	baton_pass(ex, lt, false);
 	if (lt->pool->dead) {
-		pthread_mutex_unlock(&ex.lock);
+		pthread_mutex_unlock(&ex->lock);
 		park_forever();
 	}
 }
 
-/* ex.lock held: @lt's access to @addr happens now, after its schedule point. */
-static void access_checks(struct lthread *lt, unsigned int acc, const volatile void *addr,
-			  unsigned int size, const char *func, int line, bool atomic_txn)
+/* ex->lock held: @lt's access to @addr happens now, after its schedule point. */
+static void access_checks(struct explorer *ex, struct lthread *lt, unsigned int acc,
+			  const volatile void *addr, unsigned int size, const char *func, int line,
+			  bool atomic_txn)
 {
 	/* Aborted while it waited: this access is never made. */
 	if (lt->txn.active && lt->txn.doomed)
 		return;
 	if (addr && size && acc_touches(acc)) {
-		uaf_check(lt, acc, addr, size, func, line);
-		if (!atomic_txn && ex.o.htm == DCSIM_EXPLORE_HTM_CONFLICTS)
-			htm_conflicts(lt, acc, (uintptr_t)addr, size);
+		uaf_check(ex, lt, acc, addr, size, func, line);
+		if (!atomic_txn && ex->o.htm == DCSIM_EXPLORE_HTM_CONFLICTS)
+			htm_conflicts(ex, lt, acc, (uintptr_t)addr, size);
 	}
 	lasso_note_access(lt, acc, addr, size);
-	if (!wm_on())
+	if (!wm_on(ex))
 		return;
 	if (acc_orders_loads(acc))
 		wm_clear(lt);
@@ -100,7 +92,7 @@ static void access_checks(struct lthread *lt, unsigned int acc, const volatile v
 		if (acc_writes(acc))
 			wm_note_write(lt, (uintptr_t)addr, size);
 		else if (acc_touches(acc))
-			wm_load(lt, acc, (uintptr_t)addr, size, func, line);
+			wm_load(ex, lt, acc, (uintptr_t)addr, size, func, line);
 	}
 	if (acc == DCSIM_ACC_RMW_RELAXED) {
 		lt->wm_open = true;
@@ -108,28 +100,27 @@ static void access_checks(struct lthread *lt, unsigned int acc, const volatile v
 	}
 }
 
-void explore_schedule(struct lthread *lt, enum dcsim_access acc,
-			    const volatile void *addr, unsigned int size,
-			    const char *func, int line)
+void explore_schedule(struct explorer *ex, struct lthread *lt, enum dcsim_access acc,
+		      const volatile void *addr, unsigned int size, const char *func, int line)
 {
 	const char *livelock;
 	int next;
 
-	pthread_mutex_lock(&ex.lock);
+	pthread_mutex_lock(&ex->lock);
 	explore_wm_restore(lt);
 	flush_write(lt);
 	lasso_flush(lt);
-	slog_add(lt->id, acc, addr, size, func, line, lt->txn.active);
+	slog_add(ex, lt->id, acc, addr, size, func, line, lt->txn.active);
 	if (acc == DCSIM_ACC_SPIN || acc == DCSIM_ACC_RESCHED)
 		lt->spin_on = lt->last_addr;
 	lt->last_acc = acc;
 	lt->last_func = func;
 	lt->last_line = line;
 	lt->last_addr = addr;
-	if (++ex.step > ex.o.max_steps) {
-		fail_lockedf("livelock: no end after %lu schedule points (max_steps)",
-			     ex.o.max_steps);
-		abandon_locked(lt);
+	if (++ex->step > ex->o.max_steps) {
+		fail_lockedf(ex, "livelock: no end after %lu schedule points (max_steps)",
+			     ex->o.max_steps);
+		abandon_locked(ex, lt);
 	}
 	if (acc == DCSIM_ACC_SPIN || acc == DCSIM_ACC_RESCHED) {
 		/*
@@ -146,91 +137,32 @@ void explore_schedule(struct lthread *lt, enum dcsim_access acc,
 		lt->pending_write = true;
 	/* The section ends before the point (the unlock is behind us)... */
 	if (acc == DCSIM_ACC_RCU_UNLOCK)
-		rcu_exit(lt, func, line);
-	rcu_tick(lt);
-	strict_point(lt, acc);
-	window_point(lt, func, line);
-	next = pick(lt);
+		rcu_exit(ex, lt, func, line);
+	rcu_tick(ex, lt);
+	strict_point(ex, lt, acc);
+	window_point(ex, lt, func, line);
+	next = pick(ex, lt);
 	livelock = lasso_caught();
 	if (livelock) {
-		fail_lockedf("%s", livelock);
-		abandon_locked(lt);
+		fail_lockedf(ex, "%s", livelock);
+		abandon_locked(ex, lt);
 	}
-	hand_off(lt, next);
+	hand_off(ex, lt, next);
 	/* ...and begins after it (the lock is ahead of us). */
 	if (acc == DCSIM_ACC_RCU_LOCK)
 		rcu_enter(lt);
-	access_checks(lt, acc, addr, size, func, line, false);
-	pthread_mutex_unlock(&ex.lock);
+	access_checks(ex, lt, acc, addr, size, func, line, false);
+	pthread_mutex_unlock(&ex->lock);
 }
 
 /*
- * dcsim_access_observer_set()'s observer.  Read relaxed: an access made
- * while another thread installs it may or may not be seen, and the caller
- * (dcsim-bench --sharing) installs it before it starts the threads it
- * watches, whose creation orders the store before their accesses.
+ * An access inside a simulated transaction that has no schedule point
+ * (the transaction is atomic): its checks alone, under ex->lock.
  */
-static dcsim_access_observer_fn *access_observer;
-
-dcsim_access_observer_fn *dcsim_access_observer_set(dcsim_access_observer_fn *fn)
+void explore_txn_access(struct explorer *ex, struct lthread *lt, enum dcsim_access acc,
+			const volatile void *addr, unsigned int size, const char *func, int line)
 {
-	return __atomic_exchange_n(&access_observer, fn, __ATOMIC_ACQ_REL);
-}
-
-/* The sched_point hook (src/base/hooks.h): dcsim_sched_point() of the primitives calls it. */
-void explore_sched_point(enum dcsim_access acc, const volatile void *addr,
-			 unsigned int size, const char *func, int line)
-{
-	struct lthread *lt = explore_lt;
-
-	if (dcsim_likely(!lt)) {
-		dcsim_access_observer_fn *fn = __atomic_load_n(&access_observer,
-								__ATOMIC_RELAXED);
-
-		if (dcsim_unlikely(fn))
-			fn(acc, addr, size);
-		return;
-	}
-	explore_wm_restore(lt);
-	if (lt->txn.active) {
-		if (ex.o.htm != DCSIM_EXPLORE_HTM_CONFLICTS || acc == DCSIM_ACC_SPIN ||
-		    acc == DCSIM_ACC_RESCHED) {
-			/* No schedule point inside: the transaction is atomic. */
-			pthread_mutex_lock(&ex.lock);
-			access_checks(lt, acc, addr, size, func, line, true);
-			pthread_mutex_unlock(&ex.lock);
-			htm_sim_access(lt, acc, addr, size, func, line);
-			return;
-		}
-		/* Conflict mode: others may run, and may abort us meanwhile. */
-		explore_schedule(lt, acc, addr, size, func, line);
-		htm_sim_access_conflict(lt, acc, addr, size, func, line);
-		return;
-	}
-	explore_schedule(lt, acc, addr, size, func, line);
-}
-
-/* Only the baton holder runs, so its own counter needs no lock. */
-void dcsim_explore_progress(void)
-{
-	struct lthread *lt = explore_lt;
-
-	if (lt) {
-		lt->progress++;
-		window_progress(lt);
-	}
-}
-
-void dcsim_explore_yield(void)
-{
-	struct lthread *lt = explore_lt;
-
-	if (!lt)
-		return;
-	if (!lt->txn.active) {
-		explore_schedule(lt, DCSIM_ACC_FENCE, NULL, 0, "dcsim_explore_yield", 0);
-	} else if (ex.o.htm == DCSIM_EXPLORE_HTM_CONFLICTS) {
-		explore_schedule(lt, DCSIM_ACC_FENCE, NULL, 0, "dcsim_explore_yield", 0);
-		htm_sim_access_conflict(lt, DCSIM_ACC_FENCE, NULL, 0, "dcsim_explore_yield", 0);
-	}
+	pthread_mutex_lock(&ex->lock);
+	access_checks(ex, lt, acc, addr, size, func, line, true);
+	pthread_mutex_unlock(&ex->lock);
 }

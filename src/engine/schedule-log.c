@@ -38,10 +38,10 @@ _Static_assert(SL_NR <= 256, "schedule log kinds fit in a byte");
 
 /* ---- recording ---- */
 
-void slog_add(unsigned int tid, unsigned int acc, const volatile void *addr,
-		      unsigned int size, const char *func, int line, bool txn)
+void slog_add(struct explorer *ex, unsigned int tid, unsigned int acc, const volatile void *addr,
+	      unsigned int size, const char *func, int line, bool txn)
 {
-	struct slog_ent *e = &ex.slog[ex.nslog++ % SLOG_MAX];
+	struct slog_ent *e = &ex->slog[ex->nslog++ % SLOG_MAX];
 
 	e->tid = (uint8_t)tid;
 	e->acc = (uint8_t)acc;
@@ -54,20 +54,20 @@ void slog_add(unsigned int tid, unsigned int acc, const volatile void *addr,
 
 static void slog_print_one(FILE *f, unsigned long i, const struct slog_ent *e);
 
-void slog_print(FILE *f)
+void slog_print(struct explorer *ex, FILE *f)
 {
-	unsigned long n = ex.slog_len_shown, first;
+	unsigned long n = ex->slog_len_shown, first;
 
 	if (n > SLOG_MAX)
 		n = SLOG_MAX;
-	if (n > ex.nslog)
-		n = ex.nslog;
-	first = ex.nslog - n;
+	if (n > ex->nslog)
+		n = ex->nslog;
+	first = ex->nslog - n;
 	fprintf(f, "dcsim-explore:   interleaving, last %lu of %lu steps "
 		"(thread, access, where, address; '*' = inside a simulated transaction):\n",
-		n, ex.nslog);
-	for (unsigned long i = first; i < ex.nslog; i++) {
-		const struct slog_ent *e = &ex.slog[i % SLOG_MAX];
+		n, ex->nslog);
+	for (unsigned long i = first; i < ex->nslog; i++) {
+		const struct slog_ent *e = &ex->slog[i % SLOG_MAX];
 
 		slog_print_one(f, i, e);
 	}
@@ -98,36 +98,36 @@ static void slog_print_one(FILE *f, unsigned long i, const struct slog_ent *e)
 }
 
 /* The last @max steps of thread @tid up to schedule log index @upto. */
-void slog_print_thread(FILE *f, int tid, unsigned long upto, unsigned int max)
+void slog_print_thread(struct explorer *ex, FILE *f, int tid, unsigned long upto, unsigned int max)
 {
-	unsigned long lo = ex.nslog > SLOG_MAX ? ex.nslog - SLOG_MAX : 0;
+	unsigned long lo = ex->nslog > SLOG_MAX ? ex->nslog - SLOG_MAX : 0;
 	unsigned long idx[64];
 	unsigned int n = 0;
 
 	if (max > 64)
 		max = 64;
 	for (unsigned long i = upto + 1; i-- > lo && n < max;) {
-		if (i >= ex.nslog)
+		if (i >= ex->nslog)
 			continue;
-		if (ex.slog[i % SLOG_MAX].tid == tid)
+		if (ex->slog[i % SLOG_MAX].tid == tid)
 			idx[n++] = i;
 	}
 	while (n--)
-		slog_print_one(f, idx[n], &ex.slog[idx[n] % SLOG_MAX]);
+		slog_print_one(f, idx[n], &ex->slog[idx[n] % SLOG_MAX]);
 }
 
 /* Decisions as "tid*count,..." runs: what DCSIM_EXPLORE_SCHEDULE takes. */
-void schedule_print(FILE *f)
+void schedule_print(struct explorer *ex, FILE *f)
 {
 	size_t i = 0;
 
 	fputs("dcsim-explore:   DCSIM_EXPLORE_SCHEDULE=", f);
-	while (i < ex.ndec) {
+	while (i < ex->ndec) {
 		size_t j = i;
 
-		while (j < ex.ndec && ex.dec[j] == ex.dec[i])
+		while (j < ex->ndec && ex->dec[j] == ex->dec[i])
 			j++;
-		fprintf(f, "%s%d*%zu", i ? "," : "", ex.dec[i], j - i);
+		fprintf(f, "%s%d*%zu", i ? "," : "", ex->dec[i], j - i);
 		i = j;
 	}
 	fputc('\n', f);

@@ -58,11 +58,12 @@
 void strict_spin_note(enum dcsim_spin_event ev, const dcsim_spinlock_t *lock,
 		      unsigned int subclass, const char *func, int line)
 {
+	struct explorer *ex = explore_ctx();
 	struct lthread *lt = explore_lt;
 
 	/*
 	 * Only the baton holder runs, so its own fields need no lock; the
-	 * hand-off under ex.lock orders them before any report reads them.
+	 * hand-off under ex->lock orders them before any report reads them.
 	 */
 	if (!lt) {
 		/* Not a logical thread: a real one, for the validator of real threads. */
@@ -72,8 +73,8 @@ void strict_spin_note(enum dcsim_spin_event ev, const dcsim_spinlock_t *lock,
 	if (lt->txn.active)
 		return;
 	lasso_note_lock(lock);
-	window_note(lt, ev);
-	lockdep_note(lt, ev, lock, subclass, func, line);
+	window_note(ex, lt, ev);
+	lockdep_note(ex, lt, ev, lock, subclass, func, line);
 	switch (ev) {
 	case DCSIM_SPIN_ACQUIRED:
 	case DCSIM_SPIN_TRYLOCKED:
@@ -113,6 +114,7 @@ void strict_spin_note(enum dcsim_spin_event ev, const dcsim_spinlock_t *lock,
 void strict_spin_assert_held(const dcsim_spinlock_t *lock, const char *lock_name,
 			    const char *what, const char *object)
 {
+	struct explorer *ex = explore_ctx();
 	const struct lthread *lt = explore_lt;
 	int holder = -1;
 
@@ -125,9 +127,9 @@ void strict_spin_assert_held(const dcsim_spinlock_t *lock, const char *lock_name
 	for (unsigned int i = 0; i < lt->nheld; i++)
 		if (lt->held[i] == lock)
 			return;
-	for (unsigned int i = 0; i < ex.pool->n && holder < 0; i++)
-		for (unsigned int j = 0; j < ex.pool->lt[i].nheld; j++)
-			if (ex.pool->lt[i].held[j] == lock)
+	for (unsigned int i = 0; i < ex->pool->n && holder < 0; i++)
+		for (unsigned int j = 0; j < ex->pool->lt[i].nheld; j++)
+			if (ex->pool->lt[i].held[j] == lock)
 				holder = (int)i;
 	if (holder < 0)
 		dcsim_explore_fail("T%u: %s%s%s%s without holding %s (nobody holds it)", lt->id, what,
@@ -140,21 +142,21 @@ void strict_spin_assert_held(const dcsim_spinlock_t *lock, const char *lock_name
 }
 
 /* The logical thread holding (else waiting for) the lock that covers @addr, or -1. */
-static int holder_of(const volatile void *addr)
+static int holder_of(struct explorer *ex, const volatile void *addr)
 {
 	uintptr_t a = (uintptr_t)addr;
 
 	if (!addr)
 		return -1;
-	for (unsigned int i = 0; i < ex.pool->n; i++) {
-		const struct lthread *t = &ex.pool->lt[i];
+	for (unsigned int i = 0; i < ex->pool->n; i++) {
+		const struct lthread *t = &ex->pool->lt[i];
 
 		for (unsigned int j = 0; j < t->nheld; j++)
 			if (overlaps(a, 1, (uintptr_t)t->held[j], sizeof(dcsim_spinlock_t)))
 				return (int)i;
 	}
-	for (unsigned int i = 0; i < ex.pool->n; i++) {
-		const struct lthread *t = &ex.pool->lt[i];
+	for (unsigned int i = 0; i < ex->pool->n; i++) {
+		const struct lthread *t = &ex->pool->lt[i];
 
 		if (t->waiting && overlaps(a, 1, (uintptr_t)t->waiting, sizeof(dcsim_spinlock_t)))
 			return (int)i;
@@ -177,12 +179,12 @@ static size_t name_of(const volatile void *addr, char *buf, size_t len)
 } while (0)
 
 /* "T0 holds '/d/p'.d_lock, ...; " for every thread that holds something. */
-static size_t describe_holders(char *buf, size_t len)
+static size_t describe_holders(struct explorer *ex, char *buf, size_t len)
 {
 	size_t off = 0;
 
-	for (unsigned int i = 0; i < ex.pool->n; i++) {
-		const struct lthread *t = &ex.pool->lt[i];
+	for (unsigned int i = 0; i < ex->pool->n; i++) {
+		const struct lthread *t = &ex->pool->lt[i];
 
 		if (!t->nheld)
 			continue;
@@ -198,17 +200,17 @@ static size_t describe_holders(char *buf, size_t len)
 }
 
 /* The cycle: who spins or retries on what, held by whom, and the victim. */
-static void fail_livelock(const char *how)
+static void fail_livelock(struct explorer *ex, const char *how)
 {
-	const struct lthread *b = &ex.pool->lt[ex.strict_by];
-	bool rt = ex.o.sched == DCSIM_EXPLORE_SCHED_RT;
+	const struct lthread *b = &ex->pool->lt[ex->strict_by];
+	bool rt = ex->o.sched == DCSIM_EXPLORE_SCHED_RT;
 	char buf[400];
 	size_t len = sizeof(buf), off = 0;
 
 	if (b->spin_on) {
-		int h = holder_of(b->spin_on);
+		int h = holder_of(ex, b->spin_on);
 
-		APPEND(" T%d last spun on ", ex.strict_by);
+		APPEND(" T%d last spun on ", ex->strict_by);
 		if (off < len)
 			off += name_of(b->spin_on, buf + off, len - off);
 		if (h >= 0)
@@ -216,9 +218,9 @@ static void fail_livelock(const char *how)
 		APPEND(";");
 	}
 	if (b->contended) {
-		int h = holder_of(b->contended);
+		int h = holder_of(ex, b->contended);
 
-		APPEND(" T%d last found ", ex.strict_by);
+		APPEND(" T%d last found ", ex->strict_by);
 		if (off < len)
 			off += name_of(b->contended, buf + off, len - off);
 		if (h >= 0)
@@ -227,51 +229,51 @@ static void fail_livelock(const char *how)
 			APPEND(" taken (free now);");
 	}
 	if (off < len)
-		off += describe_holders(buf + off, len - off);
+		off += describe_holders(ex, buf + off, len - off);
 	if (off >= len)
 		memcpy(buf + len - 4, "...", 4);
 	/* Under rt the preemptor may well call cond_resched(): it just yields nothing. */
-	fail_lockedf("livelock (%s priorities): T%d preempted T%d at step %lu, where T%d "
+	fail_lockedf(ex, "livelock (%s priorities): T%d preempted T%d at step %lu, where T%d "
 		     "stopped after %s:%d holding no spinlock; T%d %s %s, "
 		     "now at %s:%d; T%d never runs again.%s",
-		     rt ? "real-time" : "strict", ex.strict_by, ex.strict_victim, ex.strict_since,
-		     ex.strict_victim, ex.strict_func ? ex.strict_func : "(its start)",
-		     ex.strict_line, ex.strict_by, how,
+		     rt ? "real-time" : "strict", ex->strict_by, ex->strict_victim, ex->strict_since,
+		     ex->strict_victim, ex->strict_func ? ex->strict_func : "(its start)",
+		     ex->strict_line, ex->strict_by, how,
 		     rt ? "without a yield (its cond_resched() gives nothing back at real-time "
 		     "priority)" : "without cond_resched()",
-		     b->last_func ? b->last_func : "?", b->last_line, ex.strict_victim, buf);
+		     b->last_func ? b->last_func : "?", b->last_line, ex->strict_victim, buf);
 }
 
 #undef APPEND
 
 /* ---- the preemption ---- */
 
-void strict_prepare(void)
+void strict_prepare(struct explorer *ex)
 {
-	unsigned int n = ex.pool->n;
+	unsigned int n = ex->pool->n;
 
 	for (unsigned int i = 0; i < n; i++) {
-		struct lthread *lt = &ex.pool->lt[i];
+		struct lthread *lt = &ex->pool->lt[i];
 
 		lt->nheld = lt->held_lost = 0;
 		lt->contended = lt->waiting = NULL;
 		lt->spin_on = NULL;
 	}
-	ex.strict_victim = ex.strict_by = ex.strict_rescue = -1;
-	ex.strict_off = ex.strict_over = false;
-	ex.strict_func = NULL;
-	ex.strict_line = 0;
-	if (ex.o.sched == DCSIM_EXPLORE_SCHED_FAIR || ex.o.sched == DCSIM_EXPLORE_SCHED_WINDOW || n < 2)
+	ex->strict_victim = ex->strict_by = ex->strict_rescue = -1;
+	ex->strict_off = ex->strict_over = false;
+	ex->strict_func = NULL;
+	ex->strict_line = 0;
+	if (ex->o.sched == DCSIM_EXPLORE_SCHED_FAIR || ex->o.sched == DCSIM_EXPLORE_SCHED_WINDOW || n < 2)
 		return;
 	/* Its own stream: the other choices of a seed stay what fair mode makes them. */
-	ex.strict_rng = ex.exec_seed ^ 0xa54ff53a5f1d36f1ull;
-	(void)splitmix64_next(&ex.strict_rng);
-	ex.strict_victim = (int)splitmix64_below(&ex.strict_rng, n);
-	ex.strict_by = (int)splitmix64_below(&ex.strict_rng, n - 1);
-	if (ex.strict_by >= ex.strict_victim)
-		ex.strict_by++;
-	ex.strict_at = 1 + splitmix64_below(&ex.strict_rng,
-					     ex.o.strict_window ? ex.o.strict_window : 1);
+	ex->strict_rng = ex->exec_seed ^ 0xa54ff53a5f1d36f1ull;
+	(void)splitmix64_next(&ex->strict_rng);
+	ex->strict_victim = (int)splitmix64_below(&ex->strict_rng, n);
+	ex->strict_by = (int)splitmix64_below(&ex->strict_rng, n - 1);
+	if (ex->strict_by >= ex->strict_victim)
+		ex->strict_by++;
+	ex->strict_at = 1 + splitmix64_below(&ex->strict_rng,
+					     ex->o.strict_window ? ex->o.strict_window : 1);
 }
 
 static bool preemptible(const struct lthread *t)
@@ -280,28 +282,28 @@ static bool preemptible(const struct lthread *t)
 	       !t->rcu_depth && !t->txn.active;
 }
 
-static void strict_end(void)
+static void strict_end(struct explorer *ex)
 {
-	ex.strict_off = false;
-	ex.strict_over = true;
+	ex->strict_off = false;
+	ex->strict_over = true;
 }
 
-void strict_point(struct lthread *lt, unsigned int acc)
+void strict_point(struct explorer *ex, struct lthread *lt, unsigned int acc)
 {
-	if (ex.strict_victim < 0 || ex.strict_over)
+	if (ex->strict_victim < 0 || ex->strict_over)
 		return;
-	if (ex.strict_off) {
-		if ((int)lt->id != ex.strict_by)
+	if (ex->strict_off) {
+		if ((int)lt->id != ex->strict_by)
 			return;
 		/*
 		 * The preemptor offers its CPU: the victim has waited, so it
 		 * gets it; not from a real-time preemptor (rt).
 		 */
-		if (acc == DCSIM_ACC_RESCHED && ex.o.sched == DCSIM_EXPLORE_SCHED_STRICT) {
-			strict_end();
+		if (acc == DCSIM_ACC_RESCHED && ex->o.sched == DCSIM_EXPLORE_SCHED_STRICT) {
+			strict_end(ex);
 			return;
 		}
-		if (++ex.strict_run > ex.o.strict_steps) {
+		if (++ex->strict_run > ex->o.strict_steps) {
 			char how[96];
 
 			/*
@@ -309,63 +311,63 @@ void strict_point(struct lthread *lt, unsigned int acc)
 			 * can run would, whatever the preemptor does (PCT
 			 * starves it by design).  Run it, and count again.
 			 */
-			for (unsigned int i = 0; i < ex.pool->n; i++) {
-				if (i != lt->id && (int)i != ex.strict_victim &&
-				    ex.pool->lt[i].state == LT_RUNNABLE &&
-				    ex.o.mode != DCSIM_EXPLORE_DFS) {
-					ex.strict_rescue = (int)i;
-					ex.strict_run = 0;
+			for (unsigned int i = 0; i < ex->pool->n; i++) {
+				if (i != lt->id && (int)i != ex->strict_victim &&
+				    ex->pool->lt[i].state == LT_RUNNABLE &&
+				    ex->o.mode != DCSIM_EXPLORE_DFS) {
+					ex->strict_rescue = (int)i;
+					ex->strict_run = 0;
 					return;
 				}
 			}
 
 			snprintf(how, sizeof(how), "has run %lu schedule points since",
-				 ex.strict_run - 1);
-			fail_livelock(how);
-			abandon_locked(lt);
+				 ex->strict_run - 1);
+			fail_livelock(ex, how);
+			abandon_locked(ex, lt);
 		}
 		return;
 	}
 	/* A preemption at the preemptor's own cond_resched() would end there (strict). */
-	if (ex.step < ex.strict_at || (acc == DCSIM_ACC_RESCHED && (int)lt->id == ex.strict_by &&
-				       ex.o.sched == DCSIM_EXPLORE_SCHED_STRICT))
+	if (ex->step < ex->strict_at || (acc == DCSIM_ACC_RESCHED && (int)lt->id == ex->strict_by &&
+				       ex->o.sched == DCSIM_EXPLORE_SCHED_STRICT))
 		return;
 	{
-		struct lthread *v = &ex.pool->lt[ex.strict_victim];
+		struct lthread *v = &ex->pool->lt[ex->strict_victim];
 
-		if (ex.pool->lt[ex.strict_by].state == LT_DONE || v->state == LT_DONE) {
-			ex.strict_over = true;
+		if (ex->pool->lt[ex->strict_by].state == LT_DONE || v->state == LT_DONE) {
+			ex->strict_over = true;
 			return;
 		}
 		/* Waiting in cond_resched() the preemptor would give the CPU back at once (strict). */
-		if (!preemptible(v) || (ex.o.sched == DCSIM_EXPLORE_SCHED_STRICT &&
-					ex.pool->lt[ex.strict_by].state == LT_BLOCKED &&
-					ex.pool->lt[ex.strict_by].last_acc == DCSIM_ACC_RESCHED))
+		if (!preemptible(v) || (ex->o.sched == DCSIM_EXPLORE_SCHED_STRICT &&
+					ex->pool->lt[ex->strict_by].state == LT_BLOCKED &&
+					ex->pool->lt[ex->strict_by].last_acc == DCSIM_ACC_RESCHED))
 			return;
-		ex.strict_off = true;
-		ex.strict_count++;
-		ex.strict_run = 0;
-		ex.strict_since = ex.nslog;
-		ex.strict_func = v->last_func;
-		ex.strict_line = v->last_line;
+		ex->strict_off = true;
+		ex->strict_count++;
+		ex->strict_run = 0;
+		ex->strict_since = ex->nslog;
+		ex->strict_func = v->last_func;
+		ex->strict_line = v->last_line;
 		/* The report tells what the preemptor waits on from here on. */
-		ex.pool->lt[ex.strict_by].spin_on = NULL;
-		ex.pool->lt[ex.strict_by].contended = NULL;
-		slog_add(v->id, SL_PREEMPT, (const void *)(uintptr_t)ex.strict_by, 0,
+		ex->pool->lt[ex->strict_by].spin_on = NULL;
+		ex->pool->lt[ex->strict_by].contended = NULL;
+		slog_add(ex, v->id, SL_PREEMPT, (const void *)(uintptr_t)ex->strict_by, 0,
 			 "(off its CPU)", 0, false);
 	}
 }
 
-void strict_exit(struct lthread *lt)
+void strict_exit(struct explorer *ex, struct lthread *lt)
 {
-	if (ex.strict_off && (int)lt->id == ex.strict_by)
-		strict_end();
+	if (ex->strict_off && (int)lt->id == ex->strict_by)
+		strict_end(ex);
 }
 
-bool strict_stuck(struct lthread *lt)
+bool strict_stuck(struct explorer *ex, struct lthread *lt)
 {
-	if (!ex.strict_off)
+	if (!ex->strict_off)
 		return false;
-	fail_livelock("spins on their CPU");
-	abandon_locked(lt);
+	fail_livelock(ex, "spins on their CPU");
+	abandon_locked(ex, lt);
 }

@@ -57,23 +57,25 @@ static void wd_set(const char *phase)
 	__atomic_add_fetch(&wd.seq, 1, __ATOMIC_SEQ_CST);
 }
 
-static __attribute__((noreturn)) void wd_expire(const char *phase, unsigned long secs)
+static __attribute__((noreturn)) void wd_expire(struct explorer *ex, const char *phase,
+							unsigned long secs)
 {
 	/* Best effort, as crash_handler(): the process is about to die. */
-	snprintf(ex.msg, sizeof(ex.msg), "watchdog: %s has not returned after %lu s", phase, secs);
+	snprintf(ex->msg, sizeof(ex->msg), "watchdog: %s has not returned after %lu s", phase, secs);
 	fprintf(stderr, "dcsim-explore: WATCHDOG: scenario '%s', execution %lu: %s has not "
 		"returned after %lu s (DCSIM_EXPLORE_WATCHDOG).  It hangs where the deadlock "
 		"and livelock detection cannot see: setup, check and teardown run on the "
 		"controller thread, and a logical thread may loop without a schedule point "
 		"(a lock never released, or one corrupted by an unlock of a lock not held, "
-		"would do it).  Aborting.\n", ex.sc ? ex.sc->name : "?", ex.exec_no, phase, secs);
-	report_failure(stderr);
+		"would do it).  Aborting.\n", ex->sc ? ex->sc->name : "?", ex->exec_no, phase, secs);
+	report_failure(ex, stderr);
 	signal(SIGABRT, SIG_DFL);
 	abort();
 }
 
 static void *wd_main(void *arg)
 {
+	struct explorer *ex = explore_ctx();
 	unsigned long last_seq = 0;
 
 	(void)arg;
@@ -96,7 +98,7 @@ static void *wd_main(void *arg)
 		}
 		/* The same phase as at the last poll, and older than the limit. */
 		if (s1 == last_seq && wd_now() - start >= (uint64_t)secs * 1000000000ull)
-			wd_expire(phase, secs);
+			wd_expire(ex, phase, secs);
 		last_seq = s1;
 	}
 	return NULL;

@@ -11,9 +11,9 @@
 
 /* ---- weak memory: loads passing a relaxed RMW ---- */
 
-bool wm_on(void)
+bool wm_on(struct explorer *ex)
 {
-	return ex.o.memory == DCSIM_EXPLORE_MEM_RELAXED_RMW;
+	return ex->o.memory == DCSIM_EXPLORE_MEM_RELAXED_RMW;
 }
 
 void wm_clear(struct lthread *lt)
@@ -34,7 +34,7 @@ static void wm_drop(struct lthread *lt, uintptr_t addr, unsigned int size)
 }
 
 /*
- * ex.lock held: @lt is about to write [addr, addr+size).  Every other live
+ * ex->lock held: @lt is about to write [addr, addr+size).  Every other live
  * thread keeps the value it overwrites (the first one since that thread's
  * last ordering point), which its loads may still return.  A full log
  * drops the value: fewer behaviours, never a false one.
@@ -62,15 +62,15 @@ void wm_note_write(struct lthread *lt, uintptr_t addr, unsigned int size)
 }
 
 /*
- * ex.lock held: @lt is about to load [addr, addr+size) with a relaxed RMW
+ * ex->lock held: @lt is about to load [addr, addr+size) with a relaxed RMW
  * since its last ordering point.  Only loads near the RMW's address (the
  * same object: we cannot see address dependencies, which order loads from
  * other objects reached through pointers) may pass it.  If older values
  * exist, half the time the load returns them: memory is patched until the
  * thread's next schedule point, when nobody else has run yet.
  */
-void wm_load(struct lthread *lt, unsigned int acc, uintptr_t addr, unsigned int size,
-		    const char *func, int line)
+void wm_load(struct explorer *ex, struct lthread *lt, unsigned int acc, uintptr_t addr,
+	     unsigned int size, const char *func, int line)
 {
 	unsigned char img[SIM_UNDO_BYTES];
 	bool any = false;
@@ -91,15 +91,15 @@ void wm_load(struct lthread *lt, unsigned int acc, uintptr_t addr, unsigned int 
 		memcpy(img + (lo - addr), e->old + (lo - e->addr), hi - lo);
 		any = true;
 	}
-	if (!any || !memcmp(img, (const void *)addr, size) || splitmix64_below(&ex.wm_rng, 2))
+	if (!any || !memcmp(img, (const void *)addr, size) || splitmix64_below(&ex->wm_rng, 2))
 		goto fresh;
 	memcpy(lt->wm_cur, (const void *)addr, size);
 	memcpy((void *)addr, img, size);
 	lt->wm_patched = true;
 	lt->wm_paddr = (void *)addr;
 	lt->wm_psize = size;
-	ex.stale_loads++;
-	slog_add(lt->id, SL_STALE, (const void *)addr, size, func, line, false);
+	ex->stale_loads++;
+	slog_add(ex, lt->id, SL_STALE, (const void *)addr, size, func, line, false);
 	return;
 fresh:
 	wm_drop(lt, addr, size);

@@ -47,7 +47,7 @@
  * "window FUNC LINE REACHED PARKED OPS" per window, for
  * kernel-code/window-audit.py --counts.
  *
- * Everything here runs on the baton holder or under ex.lock.
+ * Everything here runs on the baton holder or under ex->lock.
  */
 
 #include <stdio.h>
@@ -91,9 +91,9 @@ static struct {
 	unsigned long park_step, park_ops0;
 } w;
 
-bool window_on(void)
+bool window_on(struct explorer *ex)
 {
-	return ex.o.sched == DCSIM_EXPLORE_SCHED_WINDOW && ex.o.mode != DCSIM_EXPLORE_DFS;
+	return ex->o.sched == DCSIM_EXPLORE_SCHED_WINDOW && ex->o.mode != DCSIM_EXPLORE_DFS;
 }
 
 /* The lock layer and the glue around it: not where the code "is". */
@@ -106,9 +106,10 @@ static bool lock_layer(const char *func)
 /* The spin_site hook: dcsim_spin_site() of the primitives calls it. */
 void window_spin_site(const char *func, int line)
 {
+	struct explorer *ex = explore_ctx();
 	struct lthread *lt = explore_lt;
 
-	if (!lt || !window_on())
+	if (!lt || !window_on(ex))
 		return;
 	lt->win_func = func;
 	lt->win_line = line;
@@ -131,38 +132,38 @@ static int lookup(const char *func, int line, enum win_kind kind)
 	return (int)w.n++;
 }
 
-static unsigned long others_progress(int tid)
+static unsigned long others_progress(struct explorer *ex, int tid)
 {
 	unsigned long sum = 0;
 
-	for (unsigned int i = 0; i < ex.pool->n; i++)
+	for (unsigned int i = 0; i < ex->pool->n; i++)
 		if ((int)i != tid)
-			sum += ex.pool->lt[i].progress;
+			sum += ex->pool->lt[i].progress;
 	return sum;
 }
 
-/* ex.lock held (or the baton): the parked thread goes on. */
-static void unpark(void)
+/* ex->lock held (or the baton): the parked thread goes on. */
+static void unpark(struct explorer *ex)
 {
 	if (w.parked < 0)
 		return;
-	w.tab[w.parked_win].ops += others_progress(w.parked) - w.park_ops0;
+	w.tab[w.parked_win].ops += others_progress(ex, w.parked) - w.park_ops0;
 	w.parked = -1;
 }
 
-static void park(struct lthread *lt, int win)
+static void park(struct explorer *ex, struct lthread *lt, int win)
 {
 	bool others = false;
 
-	for (unsigned int i = 0; i < ex.pool->n; i++)
-		if (i != lt->id && ex.pool->lt[i].state != LT_DONE)
+	for (unsigned int i = 0; i < ex->pool->n; i++)
+		if (i != lt->id && ex->pool->lt[i].state != LT_DONE)
 			others = true;
 	if (!others)
 		return;		/* nobody to run inside it */
 	w.parked = (int)lt->id;
 	w.parked_win = win;
-	w.park_step = ex.step;
-	w.park_ops0 = others_progress(w.parked);
+	w.park_step = ex->step;
+	w.park_ops0 = others_progress(ex, w.parked);
 	w.tab[win].parked++;
 }
 
@@ -182,11 +183,11 @@ static void maybe_park(struct lthread *lt, int win, bool waits)
 }
 
 /* From dcsim_spin_note(), on the baton holder: a lock operation of @lt. */
-void window_note(struct lthread *lt, enum dcsim_spin_event ev)
+void window_note(struct explorer *ex, struct lthread *lt, enum dcsim_spin_event ev)
 {
 	int win;
 
-	if (!window_on())
+	if (!window_on(ex))
 		return;
 	switch (ev) {
 	case DCSIM_SPIN_ANNOTATE_RELEASE:
@@ -244,10 +245,10 @@ void window_progress(struct lthread *lt)
 	lt->win_park = 0;
 }
 
-/* ex.lock held, @lt at a schedule point (@func:@line), before the pick. */
-void window_point(struct lthread *lt, const char *func, int line)
+/* ex->lock held, @lt at a schedule point (@func:@line), before the pick. */
+void window_point(struct explorer *ex, struct lthread *lt, const char *func, int line)
 {
-	if (!window_on())
+	if (!window_on(ex))
 		return;
 	/*
 	 * A site the code named holds until the code is back in the function
@@ -267,51 +268,51 @@ void window_point(struct lthread *lt, const char *func, int line)
 		lt->win_park = 0;
 		if (lt->txn.active)
 			return;		/* a transaction is atomic: no window inside */
-		unpark();
-		park(lt, win);
+		unpark(ex);
+		park(ex, lt, win);
 	}
 }
 
 /*
- * ex.lock held: the threads of @en to leave out of this pick.  Ends the
+ * ex->lock held: the threads of @en to leave out of this pick.  Ends the
  * park when its bounds are reached or when nobody else can run.
  */
-uint32_t window_parked_mask(uint32_t en)
+uint32_t window_parked_mask(struct explorer *ex, uint32_t en)
 {
 	uint32_t m;
 
-	if (w.parked < 0 || !window_on())
+	if (w.parked < 0 || !window_on(ex))
 		return 0;
 	m = 1u << w.parked;
-	if (!(en & ~m) || ex.step - w.park_step >= ex.o.window_steps ||
-	    others_progress(w.parked) - w.park_ops0 >= ex.o.window_ops) {
-		unpark();
+	if (!(en & ~m) || ex->step - w.park_step >= ex->o.window_steps ||
+	    others_progress(ex, w.parked) - w.park_ops0 >= ex->o.window_ops) {
+		unpark(ex);
 		return 0;
 	}
 	return m;
 }
 
-/* ex.lock held: a pick chose @tid anyway (a forced schedule, a fair cycle). */
-void window_chosen(int tid)
+/* ex->lock held: a pick chose @tid anyway (a forced schedule, a fair cycle). */
+void window_chosen(struct explorer *ex, int tid)
 {
 	if (tid == w.parked)
-		unpark();
+		unpark(ex);
 }
 
 /* "FUNC:LINE" of this execution's target, as it began (the replay's), or "". */
-const char *window_target_name(char *buf, size_t len)
+const char *window_target_name(struct explorer *ex, char *buf, size_t len)
 {
 	buf[0] = '\0';
-	if (window_on() && w.target0 >= 0)
+	if (window_on(ex) && w.target0 >= 0)
 		snprintf(buf, len, "%s:%d%s", w.tab[w.target0].func, w.tab[w.target0].line,
 			 w.tab[w.target0].kind == WIN_HOLD ? ":hold" : "");
 	return buf;
 }
 
 /* opts.window_target, "FUNC:LINE" or "FUNC:LINE:hold", as a window of the table, or -1. */
-static int named_target(void)
+static int named_target(struct explorer *ex)
 {
-	const char *s = ex.o.window_target, *colon = s ? strrchr(s, ':') : NULL;
+	const char *s = ex->o.window_target, *colon = s ? strrchr(s, ':') : NULL;
 	enum win_kind kind = WIN_DROP;
 	char *end;
 	long line;
@@ -337,24 +338,24 @@ static int named_target(void)
 	return lookup(w.named, (int)line, kind);
 }
 
-void window_exec_begin(void)
+void window_exec_begin(struct explorer *ex)
 {
 	int best = -1;
 
 	w.parked = -1;
-	for (unsigned int i = 0; i < ex.pool->n; i++) {
-		ex.pool->lt[i].win_func = NULL;
-		ex.pool->lt[i].win_named = false;
-		ex.pool->lt[i].win_nopen = 0;
-		ex.pool->lt[i].win_hold = -1;
-		ex.pool->lt[i].win_park = 0;
+	for (unsigned int i = 0; i < ex->pool->n; i++) {
+		ex->pool->lt[i].win_func = NULL;
+		ex->pool->lt[i].win_named = false;
+		ex->pool->lt[i].win_nopen = 0;
+		ex->pool->lt[i].win_hold = -1;
+		ex->pool->lt[i].win_park = 0;
 	}
 	/* The reached window tried least; ties go to the first one found. */
 	for (unsigned int i = 0; i < w.n; i++)
 		if (w.tab[i].reached && (best < 0 || w.tab[i].tries < w.tab[best].tries))
 			best = (int)i;
-	if (ex.o.window_target)
-		best = named_target();
+	if (ex->o.window_target)
+		best = named_target(ex);
 	w.target = w.target0 = best;
 	if (best >= 0)
 		w.tab[best].tries++;
@@ -369,11 +370,11 @@ void window_run_begin(void)
 }
 
 /* At the end of a run: its counts, and the dump. */
-void window_run_end(struct dcsim_explore_result *r)
+void window_run_end(struct explorer *ex, struct dcsim_explore_result *r)
 {
 	FILE *f;
 
-	if (!window_on())
+	if (!window_on(ex))
 		return;
 	for (unsigned int i = 0; i < w.n; i++) {
 		if (w.tab[i].reached)
@@ -381,12 +382,12 @@ void window_run_end(struct dcsim_explore_result *r)
 		if (w.tab[i].parked)
 			r->windows_parked++;
 	}
-	if (!ex.o.window_dump || !*ex.o.window_dump)
+	if (!ex->o.window_dump || !*ex->o.window_dump)
 		return;
-	f = fopen(ex.o.window_dump, "a");
+	f = fopen(ex->o.window_dump, "a");
 	if (!f) {
 		fprintf(stderr, "dcsim-explore: cannot append to %s (window dump)\n",
-			ex.o.window_dump);
+			ex->o.window_dump);
 		return;
 	}
 	for (unsigned int i = 0; i < w.n; i++)

@@ -57,9 +57,10 @@
 #include <string.h>
 
 #include "dcache.h"
-#include "kernel-code.h"
 #include "../base/rcu-internal.h"
+#include "kernel-code.h"
 #include "slab.h"
+#include "stats.h"
 
 _Static_assert(sizeof(struct dcsim_dentry) <= 192, "struct dcsim_dentry must fit 192 bytes");
 #if defined(__x86_64__)

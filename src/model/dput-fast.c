@@ -20,6 +20,7 @@
 #include "dcache.h"
 #include "../base/lockref-internal.h"
 #include "../base/rcu-read.h"
+#include "stats.h"
 
 /*
  * What fast_dput() returns: the path of a put that is complete (no lock

@@ -9,6 +9,7 @@
  */
 
 #include "dcache.h"
+#include "stats.h"
 
 /* models fs/dcache.c:dput() (3.11) */
 static enum dcsim_dput_path dput_locked(struct dcsim_dentry *d)

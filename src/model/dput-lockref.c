@@ -10,6 +10,7 @@
 
 #include "dcache.h"
 #include "../base/lockref-internal.h"
+#include "stats.h"
 
 /*
  * models fs/dcache.c:dput() (3.12).  Also the fallback of the "rtm"

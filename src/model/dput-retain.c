@@ -14,6 +14,7 @@
  */
 
 #include "dcache.h"
+#include "stats.h"
 
 /*
  * models fs/dcache.c:retain_dentry(dentry, locked) (6.8+): refcount-neutral.

@@ -6,6 +6,7 @@
  */
 
 #include "dcache.h"
+#include "stats.h"
 
 /* An abort status from dcsim_htm_begin(), by cause and explicit code. */
 static void count_htm_abort(struct dcsim_cache *c, dcsim_htm_status_t status)

@@ -15,6 +15,7 @@
 #include "dcache.h"
 #include "../base/rcu-internal.h"
 #include "slab.h"
+#include "stats.h"
 
 _Static_assert(sizeof(struct dcsim_inode) == DCSIM_CACHELINE, "an inode is one cache line");
 

@@ -9,6 +9,7 @@
 
 #include "dcache.h"
 #include "kernel-code.h"
+#include "stats.h"
 
 /* kernel-code/'s struct inode names only i_lock, at offset 0. */
 _Static_assert(__builtin_offsetof(struct dcsim_inode, i_lock) == 0,

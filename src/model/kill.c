@@ -13,6 +13,7 @@
 #include "dcache.h"
 #include "../base/rcu-internal.h"
 #include "slab.h"
+#include "stats.h"
 
 /* ---- unlisting and freeing ---- */
 

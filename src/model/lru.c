@@ -7,6 +7,7 @@
  */
 
 #include "dcache.h"
+#include "stats.h"
 
 /* ---- LRU helpers (d_lock held); models fs/dcache.c d_lru_add() etc. ------ */
 

@@ -44,6 +44,7 @@
 #include <dcsim/namei.h>
 
 #include "dcache.h"
+#include "stats.h"
 
 /* models d_is_negative() under RCU-walk: no d_lock, so only under a d_seq sample. */
 static inline bool d_negative_rcu(struct dcsim_dentry *d)

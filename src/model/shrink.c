@@ -12,6 +12,7 @@
 
 #include "dcache.h"
 #include "kernel-code.h"
+#include "stats.h"
 
 enum lru_status { LRU_REMOVED, LRU_ROTATE, LRU_SKIP };
 

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * Per-cache statistics (<dcsim/cache.h>): one counter block per thread
- * slot, summed when read.  The inline counting half is in dcache.h.
+ * slot, summed when read.  The inline counting half is in stats.h.
  */
 
 #include <string.h>
 
 #include "dcache.h"
+#include "stats.h"
 
 /* ---- statistics ----------------------------------------------------------- */
 

@@ -1,12 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#ifndef DCSIM_BENCH_REPORT_H
-#define DCSIM_BENCH_REPORT_H
+#ifndef DCSIM_BENCH_FIGURES_H
+#define DCSIM_BENCH_FIGURES_H
 
 /*
- * What the report's three parts share: aggregate.c (medians, ratios and
- * their intervals per row), targets.c (the targets and their verdicts) and
- * report.c (the table, CSV and JSON writers).  The figures below are
- * derived from an aggregated row the same way in every format.
+ * The figures derived from an aggregated row (aggregate.c), the same way
+ * in every format and in the targets: targets.c judges them, report.c
+ * writes them as a table, CSV and JSON.
  */
 
 #include <math.h>
@@ -15,8 +14,6 @@
 #include <string.h>
 
 #include "bench.h"
-
-/* ---- derived figures shared by every format ---- */
 
 static inline double frac(uint64_t a, uint64_t b)
 {
@@ -60,30 +57,4 @@ static inline const char *walk_mode(const struct bench_config *cfg, const char *
 	return cfg->shape.ref_walk ? "ref" : "rcu";
 }
 
-/* ---- targets (targets.c) ---- */
-
-struct bench_target {
-	const char *id, *what;
-	const char *group, *subject;
-	unsigned int threads;
-	double value, limit;
-	const char *op;		/* "<=", ">=", "<", "==" */
-	struct bench_est est;	/* value with its ci95 (NAN for exact counts) */
-	const char *verdict;	/* ok, MISS or inconclusive (bench_verdict()); n/a */
-	bool pass;
-	bool na;		/* cannot be evaluated on this host or run: verdict n/a */
-	const char *note;
-	char buf[128];		/* a computed note */
-};
-
-#define BENCH_MAX_TARGETS 256	/* --sharing alone adds one per workload, strategy and thread count */
-
-/**
- * bench_eval_targets() - every target this run can be judged on, into @t
- * (BENCH_MAX_TARGETS at most), each with its value, interval and verdict.
- * Return: how many.
- */
-unsigned int bench_eval_targets(const struct bench_config *cfg, const struct bench_host *host,
-				struct bench_target *t);
-
-#endif /* DCSIM_BENCH_REPORT_H */
+#endif /* DCSIM_BENCH_FIGURES_H */
