@@ -404,6 +404,7 @@ void lockdep_report(FILE *f);
 void lockdep_counts(struct dcsim_explore_result *r);
 
 /* lockdep-threads.c: the lock order validator on real threads, outside an exploration */
+struct dcsim_lock_class;	/* <dcsim/lockdep.h>; only pointers here */
 void lockdep_threads_note(enum dcsim_spin_event ev, const void *lock, unsigned int subclass,
 			  const char *func, int line);
 void lockdep_threads_set_class(const void *lock, const struct dcsim_lock_class *cls);
