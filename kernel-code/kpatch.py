@@ -474,9 +474,77 @@ def coverage(argv):
         sys.exit(e.rc)
 
 
+# The cache's bound: at most this many builds and megabytes under
+# <cache>/kernel (DCSIM_CACHE_MAX_ENTRIES, DCSIM_CACHE_MAX_MB); the least
+# recently used builds go first.
+CACHE_MAX_ENTRIES = 64
+CACHE_MAX_MB = 256
+
+
+def cache_limit(var, default):
+    v = os.environ.get(var, "")
+    if not v:
+        return default
+    if not re.fullmatch(r"[0-9]{1,9}", v) or int(v) < 1:
+        raise Fail("%s=%s: want a whole number, at least 1" % (var, v), 2)
+    return int(v)
+
+
+def tree_size(path):
+    n = 0
+    for d, _, files in os.walk(path):
+        for f in files:
+            try:
+                n += os.lstat(os.path.join(d, f)).st_size
+            except OSError:
+                pass
+    return n
+
+
+def evict(cache, keep=None):
+    """Remove the least recently used builds of @cache beyond the bound.
+
+    A build's use is its directory's mtime (a lookup or a build touches
+    it); @keep, the build this run uses, is never removed.  Tarball notes
+    and a build in progress (tmp-*) are not builds.  Return: the removed.
+    """
+    max_n = cache_limit("DCSIM_CACHE_MAX_ENTRIES", CACHE_MAX_ENTRIES)
+    max_b = cache_limit("DCSIM_CACHE_MAX_MB", CACHE_MAX_MB) * 1024 * 1024
+    top = os.path.join(cache, "kernel")
+    builds = []
+    for n in os.listdir(top) if os.path.isdir(top) else []:
+        p = os.path.join(top, n)
+        if re.fullmatch(r"[0-9a-f]{24}", n) and os.path.isdir(p):
+            builds.append((os.stat(p).st_mtime, p, tree_size(p)))
+    builds.sort()
+    total = sum(b[2] for b in builds)
+    gone = []
+    for _, p, size in builds:
+        if len(builds) - len(gone) <= max_n and total <= max_b:
+            break
+        if keep and os.path.realpath(p) == os.path.realpath(keep):
+            continue
+        shutil.rmtree(p, ignore_errors=True)
+        gone.append(p)
+        total -= size
+    return gone
+
+
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "coverage":
         coverage(sys.argv[2:])
+        return
+    if len(sys.argv) > 1 and sys.argv[1] == "evict":
+        ap = argparse.ArgumentParser(prog="kpatch.py evict",
+                                     description="apply the cache's bound now")
+        ap.add_argument("--cache", required=True)
+        a = ap.parse_args(sys.argv[2:])
+        try:
+            for p in evict(a.cache):
+                sys.stderr.write("kpatch: evicted %s\n" % p)
+        except Fail as e:
+            sys.stderr.write("kpatch: error: %s\n" % e)
+            sys.exit(e.rc)
         return
     ap = argparse.ArgumentParser(description="build a patched kernel dput path as a strategy")
     ap.add_argument("--root", required=True,
@@ -519,6 +587,9 @@ def main():
             except BaseException:
                 shutil.rmtree(work, ignore_errors=True)
                 raise
+        # Used now: the most recent, then the bound on the rest.
+        os.utime(entry)
+        evict(args.cache, keep=entry)
         print("KPATCH %s %s" % (os.path.join(entry, "strategy.so"), name))
         sys.stderr.write("kpatch: %s: patched source %s\n" %
                          (name, os.path.join(entry, extract.read_tree(table)["source"])))
