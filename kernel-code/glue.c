@@ -67,6 +67,39 @@ __attribute__((constructor)) static void kc_task_local_init(void)
 }
 
 #if DCSIM_INSTRUMENT
+/*
+ * The steps of a lock operation, a barrier or a pause (their schedule
+ * points, a spin's included) get the frame of the kernel function that
+ * called it (kc_step_frame()): where it has a line table, a trace names
+ * the call in the patched function and marks a changed line, as it does
+ * for the kernel code's own accesses (tsan-hooks.c).  Called from
+ * another glue function (kc_spin_lock() from kc_spin_lock_rcu()), the
+ * return address has no table and the frame the outer one set stays.
+ * This file is built with frame pointers where tables exist (kpatch.py).
+ */
+static const struct dcsim_step_frame *kc_glue_frame(struct dcsim_step_frame *f, const void *pc,
+						    void *const *fp)
+{
+	const struct dcsim_step_frame *old = dcsim_step_frame_set(NULL);
+	int line;
+
+	kc_func_where(pc, &line);
+	if (!line) {
+		dcsim_step_frame_set(old);
+		return old;
+	}
+	kc_step_frame(pc, fp, true, f);
+	dcsim_step_frame_set(f);
+	return old;
+}
+
+#define KC_FRAME_BEGIN()							\
+	struct dcsim_step_frame kc_frame_;					\
+	const struct dcsim_step_frame *kc_frame_old_ =				\
+		kc_glue_frame(&kc_frame_, __builtin_return_address(0),		\
+			      *(void *const *const *)__builtin_frame_address(0))
+#define KC_FRAME_END()		dcsim_step_frame_set(kc_frame_old_)
+
 #include <kc/glue-impl.h>
 #endif
 
@@ -189,23 +222,29 @@ const char *kc_func_name(const void *pc)
 	return i < 0 ? "kernel-code" : func_tab[i].name;
 }
 
-const char *kc_func_where(const void *pc, int *line)
+/*
+ * The line table holding @pc and, in @row, its row; NULL (and no row)
+ * when @pc lies in no function with a table, or in a part of one placed
+ * elsewhere (.cold).  @pc is a return address: the call before it is the
+ * line of the access (or of the call) it stands for.
+ */
+static const struct kc_lines *kc_pc_row(const void *pc, long *fi, const struct kc_line **row)
 {
 	long i = kc_func_index(pc);
 	const struct kc_lines *l;
 	size_t lo = 0, hi;
 	unsigned long off;
 
-	*line = 0;
+	*fi = i;
+	*row = NULL;
 	if (i < 0)
-		return "kernel-code";
+		return NULL;
 	l = func_lines[i];
 	if (!l || !l->n)
-		return func_tab[i].name;
-	/* @pc is a return address: the call before it is the access's line. */
+		return NULL;
 	off = (unsigned long)((const char *)pc - (const char *)func_tab[i].addr) - 1;
-	if (off >= l->size)		/* a part of it placed elsewhere (.cold) */
-		return func_tab[i].name;
+	if (off >= l->size)
+		return NULL;
 	hi = l->n;
 	while (hi - lo > 1) {		/* the last row at or before @off */
 		size_t mid = lo + (hi - lo) / 2;
@@ -215,9 +254,79 @@ const char *kc_func_where(const void *pc, int *line)
 		else
 			hi = mid;
 	}
-	*line = l->rows[lo].line;
+	*row = &l->rows[lo];
+	return l;
+}
+
+const char *kc_func_where(const void *pc, int *line)
+{
+	const struct kc_line *row;
+	long i;
+	const struct kc_lines *l = kc_pc_row(pc, &i, &row);
+
+	*line = 0;
+	if (i < 0)
+		return "kernel-code";
+	if (!l)
+		return func_tab[i].name;
+	*line = row->line;
 	return l->label;
 }
+
+#if DCSIM_INSTRUMENT
+/* Calls followed outward from a step, at most: deeper ones are not named. */
+#define KC_FRAME_DEPTH	32
+
+void kc_step_frame(const void *pc, void *const *fp, bool pc_calls, struct dcsim_step_frame *f)
+{
+	const struct kc_line *row;
+	const struct kc_lines *l;
+	bool in_patched = false;
+	long i;
+
+	f->caller = NULL;
+	f->caller_line = 0;
+	f->changed = false;
+	l = kc_pc_row(pc, &i, &row);
+	if (!l)
+		return;
+	f->changed = row->changed;
+	if (pc_calls) {
+		/* The step is the callee's (a glue function): @pc's line is the call. */
+		f->caller = l->label;
+		f->caller_line = row->line;
+		in_patched = l->patched;
+	}
+	/*
+	 * @fp is the frame of a function with a line table, so built with
+	 * frame pointers: fp[0] is its caller's frame, fp[1] the return
+	 * address into the caller.  A caller without a table (the glue, the
+	 * model) ends the walk before its frame, which need not be one, is
+	 * read; a frame that is not above the last one (the stack grows
+	 * down) ends it too.
+	 */
+	for (unsigned int d = 0; fp && d < KC_FRAME_DEPTH; d++) {
+		void *const *up = fp[0];
+		const void *ret = fp[1];
+
+		l = kc_pc_row(ret, &i, &row);
+		if (!l)
+			break;
+		if (row->changed)
+			f->changed = true;
+		/* The nearest call inside a patched function wins over the immediate caller. */
+		if (!f->caller || (!in_patched && l->patched)) {
+			f->caller = l->label;
+			f->caller_line = row->line;
+			in_patched = l->patched;
+		}
+		if ((const char *)up <= (const char *)fp ||
+		    (const char *)up - (const char *)fp > (1 << 20))
+			break;
+		fp = up;
+	}
+}
+#endif
 
 /* Entries per function (instrumented build); relaxed: counts, ordering nothing. */
 static unsigned long func_hits[KC_MAX_FUNCS];

@@ -27,21 +27,39 @@
 
 #include <kc/funcs.h>
 
-/* The instrumented code's address after the call to this hook. */
+/*
+ * The instrumented code's address after the call to this hook, and its
+ * frame: this file is built with frame pointers, so the hook's own frame
+ * holds the caller's frame pointer first.
+ */
 #define PC()	__builtin_return_address(0)
+#define FP()	(*(void *const *const *)__builtin_frame_address(0))
 
 /*
  * The access is named by its kernel function and, where the function has a
- * line table (kpatch.py builds), by its line of fs/dcache.c.
+ * line table (kpatch.py builds), by its line of fs/dcache.c, the call in
+ * the patched function that led to it, and whether a changed line ran
+ * (kc_step_frame()).
  */
-static inline void sp(enum dcsim_access acc, const volatile void *a, unsigned int size,
-		      const void *pc)
+static inline void sp_at(enum dcsim_access acc, const volatile void *a, unsigned int size,
+			 const void *pc, void *const *fp)
 {
+	struct dcsim_step_frame f;
+	const struct dcsim_step_frame *old;
 	int line;
 	const char *where = kc_func_where(pc, &line);
 
+	if (!line) {
+		dcsim_sched_point(acc, a, size, where, line);
+		return;
+	}
+	kc_step_frame(pc, fp, false, &f);
+	old = dcsim_step_frame_set(&f);
 	dcsim_sched_point(acc, a, size, where, line);
+	dcsim_step_frame_set(old);
 }
+
+#define sp(acc, a, size, pc)	sp_at((acc), (a), (size), (pc), FP())
 
 /* Declared here: these have no header outside libtsan. */
 #define KC_TSAN_API __attribute__((visibility("default")))
@@ -142,9 +160,10 @@ KC_RMW(bits, T, fetch_nand, __atomic_fetch_nand)				\
 /* One schedule point and one strong CAS for the three forms; @pc is the	\
  * instrumented caller's.  weak never fails spuriously here: a spurious	\
  * failure is a retry the explorer would only have to schedule again. */	\
-static inline int kc_cas##bits(volatile T *a, T *c, T v, const void *pc)	\
+static inline int kc_cas##bits(volatile T *a, T *c, T v, const void *pc,	\
+				void *const *fp)				\
 {										\
-	sp(DCSIM_ACC_RMW, a, sizeof(T), pc);					\
+	sp_at(DCSIM_ACC_RMW, a, sizeof(T), pc, fp);				\
 	return __atomic_compare_exchange_n(a, c, v, false, __ATOMIC_SEQ_CST,	\
 					   __ATOMIC_SEQ_CST);			\
 }										\
@@ -152,19 +171,19 @@ int __tsan_atomic##bits##_compare_exchange_strong(volatile T *a, T *c, T v,	\
 						  int mo, int fmo)		\
 {										\
 	(void)mo, (void)fmo;							\
-	return kc_cas##bits(a, c, v, PC());					\
+	return kc_cas##bits(a, c, v, PC(), FP());					\
 }										\
 int __tsan_atomic##bits##_compare_exchange_weak(volatile T *a, T *c, T v,	\
 						int mo, int fmo)		\
 {										\
 	(void)mo, (void)fmo;							\
-	return kc_cas##bits(a, c, v, PC());					\
+	return kc_cas##bits(a, c, v, PC(), FP());					\
 }										\
 T __tsan_atomic##bits##_compare_exchange_val(volatile T *a, T c, T v,		\
 					     int mo, int fmo)			\
 {										\
 	(void)mo, (void)fmo;							\
-	kc_cas##bits(a, &c, v, PC());						\
+	kc_cas##bits(a, &c, v, PC(), FP());						\
 	return c;								\
 }
 

@@ -38,7 +38,7 @@ A folder of src/ is a layer.  The layers, bottom up (docs/design.md, "Layers"):
                      classes), registered from below
     engine           src/engine/: schedulers, RCU and memory models,
                      simulated HTM backend; knows no dentry
-    public-checker   <dcsim/checker.h>, <dcsim/explore-dcache.h>
+    public-checker   <dcsim/checker.h>, <dcsim/child.h>, <dcsim/explore-dcache.h>
     checker          src/checker/: spec, trace language, suites, scenarios
     tests            tests/: never included from, or called by, the layers
 
@@ -99,7 +99,8 @@ HEADERS = {
                      "include/dcsim/namei.h"],
     "public-hooks": ["include/dcsim/describe.h", "include/dcsim/lockdep.h"],
     "public-engine": ["include/dcsim/explore.h"],
-    "public-checker": ["include/dcsim/checker.h", "include/dcsim/explore-dcache.h"],
+    "public-checker": ["include/dcsim/checker.h", "include/dcsim/child.h",
+                       "include/dcsim/explore-dcache.h"],
 }
 
 # Which layers a file of each layer may include (its own always).

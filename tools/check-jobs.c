@@ -7,9 +7,10 @@
  * The diff and explore suites' units (traces, explorations) are handed out
  * at run time from a shared pool: a fast process takes more of them, where
  * a static split (unit i to process i % N) leaves the run as slow as its
- * slowest share.  A process reports its result as a record
- * (struct dcsim_checker_result) on a pipe; its stderr (progress, report)
- * goes to a file the parent copies out for the failure it reports.
+ * slowest share.  The processes are <dcsim/child.h>'s, the checkers' one
+ * runner: each hands back its struct dcsim_checker_result, and how it
+ * ended (done, crashed, hung, cut) comes as data; its stderr (progress,
+ * report) goes to a file the parent copies out for the failure it reports.
  */
 
 #define _GNU_SOURCE	/* nftw(), strsignal(), RTLD_DEFAULT */
@@ -25,6 +26,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <dcsim/child.h>
 #include <dcsim/explore.h>
 
 #include "check.h"
@@ -112,14 +114,9 @@ static void unit_pool_failed(struct unit_pool *pool, unsigned long unit)
 }
 
 struct job {
-	pid_t pid;
-	FILE *out;		/* the child's stderr: progress and report */
-	int fd;			/* its struct dcsim_checker_result */
-	bool live;		/* not waited for yet */
-	bool got;		/* the result arrived (else it crashed) */
-	bool cut;		/* killed: all it had left was above a failure */
+	bool got;		/* the result arrived (else it crashed, hung or was cut) */
 	unsigned long unit;	/* the unit it ran last (a crash's) */
-	int status;
+	int status;		/* its exit status, when it exited */
 	struct dcsim_checker_result res;
 };
 
@@ -132,8 +129,14 @@ struct jobs {
 	bool split, no_pin;
 	struct unit_pool *pool;
 	size_t pool_len;
-	struct dcsim_checker_where *where;	/* shared: per process, where it is */
 	struct job *j;
+	struct dcsim_child *kid;	/* kid[i] runs job j[i] (<dcsim/child.h>) */
+	unsigned int *idx;		/* kid[i]'s body argument: i */
+};
+
+struct job_arg {
+	struct jobs *js;
+	unsigned int i;
 };
 
 static void copy_out(FILE *from, FILE *to)
@@ -141,21 +144,24 @@ static void copy_out(FILE *from, FILE *to)
 	char buf[4096];
 	size_t n;
 
+	if (!from)
+		return;
 	rewind(from);
 	while ((n = fread(buf, 1, sizeof(buf), from)) > 0)
 		fwrite(buf, 1, n, to);
 }
 
-/* Process @i's body: the suite, its result on @fd, and its counts flushed. */
-static void __attribute__((noreturn)) job_child(struct jobs *js, unsigned int i, int fd)
+/* Process @i's body (dcsim_child_fn): the suite, and its counts flushed. */
+static int job_body(void *arg, struct dcsim_checker_where *where, void *out)
 {
+	struct job_arg *a = arg;
+	struct jobs *js = a->js;
+	unsigned int i = a->i;
 	struct dcsim_checker_opts o = *js->o;
 	struct unit_taker t = { .pool = js->pool, .idx = i };
-	struct dcsim_checker_result res;
+	struct dcsim_checker_result *res = out;
 	int rc;
 
-	/* The explorer writes its part of a report to fd 2 itself. */
-	dup2(fileno(js->j[i].out), 2);
 	check_cov_suite(js->suite);
 	/*
 	 * One CPU each for the explorations (src/engine/pin.c); a single
@@ -170,56 +176,52 @@ static void __attribute__((noreturn)) job_child(struct jobs *js, unsigned int i,
 		o.take_unit = take_unit;
 		o.take_arg = &t;
 	}
-	o.where = &js->where[i];
-	memset(&res, 0, sizeof(res));
-	rc = check_run_suite(js->bit, js->s, &o, &res);
-	if (rc == 1 && res.failures)
-		unit_pool_failed(js->pool, res.failed_unit);
+	o.where = where;
+	rc = check_run_suite(js->bit, js->s, &o, res);
+	if (rc == 1 && res->failures)
+		unit_pool_failed(js->pool, res->failed_unit);
 	__atomic_store_n(&js->pool->cur[i], ULONG_MAX, __ATOMIC_RELEASE);
-	fflush(stdout);
-	fflush(stderr);
 	check_cov_flush();
-	if (write(fd, &res, sizeof(res)) != (ssize_t)sizeof(res))
-		_exit(2);
-	_exit(rc < 0 ? 2 : rc);
+	return rc;
 }
+
+static struct job_arg *job_args;
 
 static int jobs_start(struct jobs *js)
 {
 	js->j = calloc(js->n, sizeof(*js->j));
+	js->kid = calloc(js->n, sizeof(*js->kid));
+	job_args = calloc(js->n, sizeof(*job_args));
 	js->pool_len = sizeof(struct unit_pool) + js->n * sizeof(unsigned long);
-	if (!js->j)
+	if (!js->j || !js->kid || !job_args)
 		return -1;
 	js->pool = mmap(NULL, js->pool_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
 			-1, 0);
 	if (js->pool == MAP_FAILED)
 		return js->pool = NULL, -1;
-	js->where = mmap(NULL, js->n * sizeof(*js->where), PROT_READ | PROT_WRITE,
-			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (js->where == MAP_FAILED)
-		return js->where = NULL, -1;
 	js->pool->next = 0;
 	js->pool->stop = ULONG_MAX;
-	for (unsigned int i = 0; i < js->n; i++)
-		js->pool->cur[i] = ULONG_MAX;
 	for (unsigned int i = 0; i < js->n; i++) {
-		int p[2];
+		js->pool->cur[i] = ULONG_MAX;
+		js->kid[i].fd = -1;
+		js->kid[i].pid = -1;
+		js->kid[i].end = DCSIM_CHILD_DONE;	/* not started */
+	}
+	for (unsigned int i = 0; i < js->n; i++) {
+		struct dcsim_child *c = &js->kid[i];
+		int rc;
 
-		js->j[i].out = tmpfile();
-		if (!js->j[i].out || pipe(p))
+		job_args[i] = (struct job_arg){ .js = js, .i = i };
+		c->fn = job_body;
+		c->arg = &job_args[i];
+		c->res = &js->j[i].res;
+		c->res_size = sizeof(js->j[i].res);
+		rc = dcsim_child_start(c);
+		if (rc) {
+			c->end = DCSIM_CHILD_DONE;
+			errno = -rc;
 			return -1;
-		fflush(stdout);
-		fflush(stderr);
-		js->j[i].pid = fork();
-		if (js->j[i].pid < 0)
-			return close(p[0]), close(p[1]), -1;
-		if (js->j[i].pid == 0) {
-			close(p[0]);
-			job_child(js, i, p[1]);
 		}
-		close(p[1]);
-		js->j[i].fd = p[0];
-		js->j[i].live = true;
 	}
 	return 0;
 }
@@ -236,62 +238,46 @@ static void jobs_cut_above_failure(struct jobs *js)
 	for (unsigned int k = 0; k < js->n && stop != ULONG_MAX; k++) {
 		unsigned long cur = __atomic_load_n(&js->pool->cur[k], __ATOMIC_ACQUIRE);
 
-		if (js->j[k].live && !js->j[k].cut && cur != ULONG_MAX && cur > stop &&
-		    !kill(js->j[k].pid, SIGKILL))
-			js->j[k].cut = true;
+		if (cur != ULONG_MAX && cur > stop)
+			dcsim_child_cut(&js->kid[k]);
 	}
 }
 
-/* Wait for every process; a crash is a failure at the unit it ran. Return: -1 on error. */
+/* Wait for every process; a crash or a hang is a failure at the unit it ran. Return: -1 on error. */
 static int jobs_wait(struct jobs *js)
 {
-	unsigned int live = js->n;
-	int err = 0;
+	for (;;) {
+		int i = dcsim_child_wait(js->kid, js->n);
+		struct job *j;
 
-	while (live) {
-		int status;
-		pid_t pid = waitpid(-1, &status, 0);
-		struct job *j = NULL;
-
-		if (pid < 0) {
-			if (errno == EINTR)
-				continue;
-			fprintf(stderr, "dcsim-check: waitpid: %s\n", strerror(errno));
-			err = -1;
-			break;
-		}
-		for (unsigned int i = 0; i < js->n; i++)
-			if (js->j[i].pid == pid && js->j[i].live)
-				j = &js->j[i];
-		if (!j)
+		if (i == -ECHILD)
+			return 0;
+		if (i == -EINTR)
 			continue;
-		j->live = false;
-		j->status = status;
-		live--;
-		j->unit = __atomic_load_n(&js->pool->cur[j - js->j], __ATOMIC_ACQUIRE);
-		/* It wrote its result before it exited: the pipe holds it. */
-		j->got = read(j->fd, &j->res, sizeof(j->res)) == (ssize_t)sizeof(j->res);
-		close(j->fd);
-		if (!j->got && !j->cut && j->unit != ULONG_MAX)
+		if (i < 0) {
+			fprintf(stderr, "dcsim-check: waitpid: %s\n", strerror(-i));
+			/* Do not leave them behind. */
+			for (unsigned int k = 0; k < js->n; k++)
+				dcsim_child_cut(&js->kid[k]);
+			while (dcsim_child_wait(js->kid, js->n) >= 0)
+				;
+			return -1;
+		}
+		j = &js->j[i];
+		j->got = js->kid[i].end == DCSIM_CHILD_DONE;
+		j->status = js->kid[i].status;
+		j->unit = __atomic_load_n(&js->pool->cur[i], __ATOMIC_ACQUIRE);
+		if (!j->got && js->kid[i].end != DCSIM_CHILD_CUT && j->unit != ULONG_MAX)
 			unit_pool_failed(js->pool, j->unit);
 		jobs_cut_above_failure(js);
 	}
-	for (unsigned int i = 0; i < js->n; i++) {
-		if (!js->j[i].live)
-			continue;
-		/* Only after a waitpid() error: do not leave it behind. */
-		kill(js->j[i].pid, SIGKILL);
-		waitpid(js->j[i].pid, &js->j[i].status, 0);
-		close(js->j[i].fd);
-		js->j[i].cut = true;
-		js->j[i].live = false;
-	}
-	return err;
 }
 
-static bool job_crashed(const struct job *j)
+static bool job_crashed(const struct jobs *js, const struct job *j)
 {
-	return !j->cut && (!j->got || !WIFEXITED(j->status));
+	enum dcsim_child_end e = js->kid[j - js->j].end;
+
+	return e == DCSIM_CHILD_CRASHED || e == DCSIM_CHILD_HUNG || e == DCSIM_CHILD_LOST;
 }
 
 /* What the processes found together. */
@@ -299,7 +285,7 @@ struct jobs_tally {
 	unsigned long runs, commits;
 	unsigned long lock_acq, lock_try, lock_edges;	/* the lock order validator's, summed */
 	const struct job *first;	/* the lowest failing unit's, a check's */
-	const struct job *crash;	/* the lowest crashed unit's */
+	const struct job *crash;	/* the lowest crashed (or hung) unit's */
 	bool error;
 };
 
@@ -309,14 +295,14 @@ static void jobs_tally(const struct jobs *js, struct jobs_tally *t)
 	for (unsigned int i = 0; i < js->n; i++) {
 		const struct job *j = &js->j[i];
 
-		if (j->cut && !j->got)
+		if (js->kid[i].end == DCSIM_CHILD_CUT)
 			continue;
-		if (job_crashed(j)) {
+		if (job_crashed(js, j)) {
 			if (!t->crash || j->unit < t->crash->unit)
 				t->crash = j;
 			continue;
 		}
-		if (WEXITSTATUS(j->status) == 2)
+		if (j->status == 2)
 			t->error = true;
 		t->runs += j->res.runs;
 		t->commits += j->res.htm_commits;
@@ -342,25 +328,21 @@ static void jobs_tally(const struct jobs *js, struct jobs_tally *t)
  */
 static void jobs_replay(const struct jobs *js, const struct job *j, char *buf, size_t len)
 {
-	const struct dcsim_checker_where *w = &js->where[j - js->j];
-	int n;
+	char fallback[128];
 
-	if (js->bit == S_EXPLORE && w->scenario[0] && w->exec.exec_no) {
-		n = snprintf(buf, len, "%s --suites explore --scenario %s --explore-mode %s "
-			     "--execution-seed %#" PRIx64, js->o->replay_prefix, w->scenario,
-			     w->mode, w->exec.exec_seed);
-		if (n > 0 && (size_t)n < len && !strcmp(w->mode, "pct"))
-			snprintf(buf + n, len - (size_t)n, " --pct-steps %lu", w->exec.pct_steps);
+	snprintf(fallback, sizeof(fallback), "--suites %s --seed %" PRIu64, js->suite,
+		 js->o->seed);
+	if (js->bit != S_EXPLORE) {
+		snprintf(buf, len, "%s %s", js->o->replay_prefix, fallback);
 		return;
 	}
-	snprintf(buf, len, "%s --suites %s --seed %" PRIu64, js->o->replay_prefix, js->suite,
-		 js->o->seed);
+	dcsim_child_replay(&js->kid[j - js->j], js->o->replay_prefix, fallback, buf, len);
 }
 
 /* A process that died: its report (the explorer's, from its crash handler or watchdog) is above. */
 static void jobs_print_crash(const struct jobs *js, const struct job *j)
 {
-	int sig = WIFSIGNALED(j->status) ? WTERMSIG(j->status) : 0;
+	const struct dcsim_child *c = &js->kid[j - js->j];
 	char replay[4096];
 
 	fprintf(stderr, "dcsim-check: FAIL: %s, strategy %s: the process running ", js->suite,
@@ -369,11 +351,15 @@ static void jobs_print_crash(const struct jobs *js, const struct job *j)
 		fprintf(stderr, "unit %lu ", j->unit);
 	else
 		fputs("it ", stderr);
-	fputs(sig ? "died of signal" : "ended without a result", stderr);
-	if (sig)
-		fprintf(stderr, " %d (%s)", sig, strsignal(sig));
-	fprintf(stderr, "\ncheck: the code under test crashed or hung (the explorer's "
-		"watchdog aborts a hang): a failure\n");
+	if (c->end == DCSIM_CHILD_HUNG)
+		fprintf(stderr, "hung: %s (signal %d)", c->where.exec.hung ?
+			"the explorer's watchdog aborted it" : "killed at its time limit", c->signal);
+	else if (c->end == DCSIM_CHILD_CRASHED)
+		fprintf(stderr, "died of signal %d (%s)", c->signal, strsignal(c->signal));
+	else
+		fputs("ended without a result", stderr);
+	fprintf(stderr, "\ncheck: the code under test %s: a failure\n",
+		c->end == DCSIM_CHILD_HUNG ? "hung" : "crashed");
 	jobs_replay(js, j, replay, sizeof(replay));
 	fprintf(stderr, "replay: %s\n", replay);
 }
@@ -408,9 +394,10 @@ static void jobs_record(const struct jobs *js, const struct jobs_tally *t, const
 		if (t->first)
 			snprintf(r->failure, sizeof(r->failure), "%s", j->res.failure);
 		else
-			snprintf(r->failure, sizeof(r->failure), "%s: the process crashed (%s)",
-				 js->suite, WIFSIGNALED(j->status) ? strsignal(WTERMSIG(j->status)) :
-				 "no result");
+			snprintf(r->failure, sizeof(r->failure), "%s: the process %s (%s)", js->suite,
+				 js->kid[j - js->j].end == DCSIM_CHILD_HUNG ? "hung" : "crashed",
+				 js->kid[j - js->j].signal ?
+				 strsignal(js->kid[j - js->j].signal) : "no result");
 		jobs_replay(js, j, r->replay, sizeof(r->replay));
 	} else if (!strcmp(verdict, "FAILED")) {
 		snprintf(r->failure, sizeof(r->failure), "%s: HTM: no simulated transaction "
@@ -428,9 +415,8 @@ static void jobs_print(const struct jobs *js, const struct jobs_tally *t)
 	for (unsigned int i = 0; i < js->n; i++) {
 		const struct job *j = &js->j[i];
 
-		if (js->n == 1 || j == t->first || j == t->crash ||
-		    (!j->cut && j->got && WIFEXITED(j->status) && WEXITSTATUS(j->status) == 2))
-			copy_out(j->out, stderr);
+		if (js->n == 1 || j == t->first || j == t->crash || (j->got && j->status == 2))
+			copy_out(dcsim_child_report(&js->kid[i]), stderr);
 	}
 	if (t->crash)
 		jobs_print_crash(js, t->crash);
@@ -440,12 +426,12 @@ static void jobs_free(struct jobs *js)
 {
 	if (js->pool)
 		munmap(js->pool, js->pool_len);
-	if (js->where)
-		munmap(js->where, js->n * sizeof(*js->where));
-	for (unsigned int i = 0; js->j && i < js->n; i++)
-		if (js->j[i].out)
-			fclose(js->j[i].out);
+	for (unsigned int i = 0; js->kid && i < js->n; i++)
+		dcsim_child_free(&js->kid[i]);
+	free(js->kid);
 	free(js->j);
+	free(job_args);
+	job_args = NULL;
 }
 
 int check_run_jobs(unsigned int bit, const char *suite, const struct dcsim_dput_strategy *s,

@@ -175,6 +175,7 @@ struct dcsim_explore_where {
 	uint64_t exec_seed;		/* the execution's seed (DCSIM_EXPLORE_SEED) */
 	unsigned long exec_no;		/* 1-based */
 	unsigned long pct_steps;	/* PCT: its step estimate */
+	unsigned int hung;		/* 1: the watchdog aborted it (a hang, not a crash) */
 };
 
 enum dcsim_explore_memory {

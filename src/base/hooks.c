@@ -15,6 +15,7 @@
 #include <stdlib.h>
 
 #include <dcsim/describe.h>
+#include <dcsim/task-local.h>
 
 #include "hooks.h"
 
@@ -38,6 +39,40 @@ void dcsim_sched_point(enum dcsim_access acc, const volatile void *addr,
 
 	if (h)
 		h->sched_point(acc, addr, size, func, line);
+}
+
+/*
+ * Task-local, so that it moves with its logical thread: one that blocks
+ * between dcsim_step_frame_set() and the restore (a spinning lock) must
+ * not lend its frame to the steps of the thread that runs meanwhile.
+ */
+static __thread const struct dcsim_step_frame *step_frame;
+
+static void *step_frame_addr(void)
+{
+	return &step_frame;
+}
+
+static struct dcsim_task_local step_frame_tl = {
+	.addr = step_frame_addr, .size = sizeof(step_frame),
+};
+
+__attribute__((constructor)) static void step_frame_tl_init(void)
+{
+	dcsim_task_local_register(&step_frame_tl);
+}
+
+const struct dcsim_step_frame *dcsim_step_frame_set(const struct dcsim_step_frame *f)
+{
+	const struct dcsim_step_frame *old = step_frame;
+
+	step_frame = f;
+	return old;
+}
+
+const struct dcsim_step_frame *dcsim_step_frame_get(void)
+{
+	return step_frame;
 }
 
 void dcsim_spin_note(enum dcsim_spin_event ev, const dcsim_spinlock_t *lock,

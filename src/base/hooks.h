@@ -101,6 +101,12 @@ const struct dcsim_hooks *dcsim_hooks_get(void);
 /* The describer the model registered (<dcsim/describe.h>), or NULL. */
 const struct dcsim_explore_describer *dcsim_describer_get(void);
 
+/*
+ * The frame dcsim_step_frame_set() named for this logical thread's
+ * schedule points, or NULL: the engine's schedule log keeps it per step.
+ */
+const struct dcsim_step_frame *dcsim_step_frame_get(void);
+
 /* Constructor priority of dcsim_hooks_register()'s caller (1..100 are the toolchain's). */
 #define DCSIM_HOOKS_CTOR_PRIORITY	101
 

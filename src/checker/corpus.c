@@ -21,11 +21,14 @@
  *                priorities for busy-wait livelocks, <dcsim/explore.h>)
  *   expect:      caught, pass, expected-fail or missed
  *
- * Each (strategy, suite) runs in a child process, so that a bug which
- * crashes the process is a failure seen, not the end of the run; an alarm
- * turns a hang outside the explorer (whose watchdog sees its own) into one
- * too.  The child's report goes to a temporary file: its "replay:" line is
- * the row's, the rest is copied to opts->report.
+ * Each (strategy, suite) runs in a child process of the checkers' runner
+ * (<dcsim/child.h>), so that a bug which crashes the process is a failure
+ * seen, not the end of the run; a time limit turns a hang outside the
+ * explorer (whose watchdog sees its own) into one too, and the row says
+ * which it was (crash or hang) from how the child ended, with the replay
+ * of the execution it was in.  The child's report goes to a temporary
+ * file: a failure's first "replay:" line is the row's, the rest is copied
+ * to opts->report.
  */
 
 #include <limits.h>
@@ -44,6 +47,7 @@
 #include <unistd.h>
 
 #include <dcsim/checker.h>
+#include <dcsim/child.h>
 #include <dcsim/dcache-cover.h>
 #include <dcsim/explore-dcache.h>
 #include <dcsim/parse.h>
@@ -75,6 +79,7 @@ struct run {
 	char replay[1024];
 	unsigned long first;		/* struct dcsim_checker_result.first_failure */
 	double seconds;
+	enum dcsim_child_end end;	/* how its child process ended */
 };
 
 /* The field @key of @b, or NULL for one the runner does not read. */
@@ -276,17 +281,38 @@ static int suite_run(const char *suite, const struct dcsim_dput_strategy *s,
 	return -EINVAL;
 }
 
-/* The last "replay: " line of @f into @out, without the prefix. */
-static void find_replay(FILE *f, char *out, size_t len)
+/*
+ * The @first (else the last) "replay: " line of the child's report @f
+ * into @out, without the prefix: the child's own words for its people,
+ * kept as the row's replay text; how the run ended is never read here.
+ */
+static void find_replay(FILE *f, char *out, size_t len, bool first)
 {
 	char line[2048];
 
+	out[0] = '\0';
+	if (!f)
+		return;
 	rewind(f);
 	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, "replay: ", 8)) {
+		if (!strncmp(line, "replay: ", 8) && (!first || !out[0])) {
 			line[strcspn(line, "\n")] = '\0';
 			snprintf(out, len, "%.1000s", line + 8);
 		}
+}
+
+/*
+ * One run of a suite on a strategy, at most (seconds); a hang beyond it
+ * is a failure.  DCSIM_CORPUS_TIMEOUT changes it (a test's planted hang).
+ */
+static unsigned int run_timeout(void)
+{
+	const char *e = getenv("DCSIM_CORPUS_TIMEOUT");
+	uint64_t v;
+
+	if (e && *e && !dcsim_parse_u64(e, 1, 86400, &v))
+		return (unsigned int)v;
+	return RUN_TIMEOUT_S;
 }
 
 static void copy_report(FILE *from, FILE *to, const struct bug *b, const struct run *r)
@@ -307,164 +333,146 @@ static void copy_report(FILE *from, FILE *to, const struct bug *b, const struct 
 		fprintf(to, "(%u more lines of the report cut)\n", n - REPORT_LINES);
 }
 
-static double now(void)
-{
-	struct timespec ts;
+/* What a corpus child runs (a dcsim_child_fn's argument). */
+struct run_arg {
+	const struct bug *b;
+	const struct run *r;
+	const struct dcsim_dput_strategy *s;
+	int fault;
+	const struct dcsim_checker_opts *o0;
+	const char *prefix;
+};
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+/* The suite's own replay options (the fallback of dcsim_child_replay()). */
+static void suite_options(const struct run *r, char *buf, size_t len)
+{
+	bool scn = !strncmp(r->suite, "explore:", 8);
+
+	snprintf(buf, len, "--suites %.200s%s%.200s", scn ? "explore" : r->suite,
+		 scn ? " --scenarios " : "", scn ? r->suite + 8 : "");
+}
+
+static int run_body(void *arg, struct dcsim_checker_where *where, void *out)
+{
+	const struct run_arg *a = arg;
+	struct dcsim_checker_opts o = *a->o0;
+	char opts[500];
+	int rc;
+
+	if (a->b->budget[0])
+		dcsim_checker_budget_parse(a->b->budget, &o.budget);
+	if (a->b->sched[0])
+		o.explore_sched = a->b->sched;
+	o.report = stderr;
+	o.progress = stderr;
+	o.quiet = false;
+	o.replay_prefix = a->prefix;
+	o.where = where;
+	if (a->fault > 0)
+		dcsim_dcache_set_fault(a->fault);
+	rc = suite_run(a->r->suite, a->s, &o, out);
+	if (rc >= 0) {
+		suite_options(a->r, opts, sizeof(opts));
+		fprintf(stderr, "replay: %s %s\n", a->prefix, opts);
+	}
+	return rc;
+}
+
+/* The first "check:" line of @f, the check that failed before a crash or a hang. */
+static void first_check(FILE *f, char *out, size_t len)
+{
+	char line[2048];
+
+	out[0] = '\0';
+	rewind(f);
+	while (!out[0] && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "check: ", 7))
+			snprintf(out, len, "; before it: %.*s", (int)strcspn(line + 7, "\n"),
+				 line + 7);
 }
 
 static void run_one(const struct bug *b, struct run *r, const struct dcsim_dput_strategy *s,
 		    int fault, const struct dcsim_checker_opts *o0)
 {
 	struct dcsim_checker_result res;
-	char prefix[700];
-	FILE *rep = tmpfile();
-	double t0 = now();
-	int p[2], status;
-	pid_t pid;
-	/*
-	 * Where the child's explorer is (shared with it): a crash or a hang
-	 * ends the child before its replay line, and this record names the
-	 * execution to replay.
-	 */
-	struct dcsim_checker_where *where = mmap(NULL, sizeof(*where), PROT_READ | PROT_WRITE,
-						 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-
-	if (where == MAP_FAILED)
-		where = NULL;
+	char prefix[700], opts[500], check[160];
+	struct run_arg a = { .b = b, .r = r, .s = s, .fault = fault, .o0 = o0, .prefix = prefix };
+	struct dcsim_child c = {
+		.fn = run_body, .arg = &a, .res = &res, .res_size = sizeof(res),
+		.timeout_s = run_timeout(),
+	};
+	FILE *rep;
+	int rc;
 
 	r->outcome = 2;
-	if (!rep || pipe(p)) {
-		snprintf(r->why, sizeof(r->why), "%s", strerror(errno));
-		if (rep)
-			fclose(rep);
-		return;
-	}
 	snprintf(prefix, sizeof(prefix), "%.400s --strategy %.100s%s%.60s%s%.10s%s%.10s",
 		 o0->replay_prefix ? o0->replay_prefix : "dcsim-check", s->name,
 		 fault > 0 ? " --fault " : "", fault > 0 ? b->plant : "",
 		 b->budget[0] ? " --budget " : "", b->budget,
 		 b->sched[0] ? " --sched " : "", b->sched);
-	fflush(stdout);
-	fflush(stderr);
 	fflush(o0->report ? o0->report : stdout);
-	pid = fork();
-	if (pid < 0) {
-		snprintf(r->why, sizeof(r->why), "fork: %s", strerror(errno));
-		fclose(rep);
-		close(p[0]);
-		close(p[1]);
+	rc = dcsim_child_run(&c);
+	if (rc) {
+		snprintf(r->why, sizeof(r->why), "child process: %s", strerror(-rc));
+		dcsim_child_free(&c);
 		return;
 	}
-	if (pid == 0) {
-		struct dcsim_checker_opts o = *o0;
-		int rc;
-
-		if (b->budget[0])
-			dcsim_checker_budget_parse(b->budget, &o.budget);
-		if (b->sched[0])
-			o.explore_sched = b->sched;
-		close(p[0]);
-		/* The explorer writes its part of a report to fd 2 itself. */
-		dup2(fileno(rep), 2);
-		alarm(RUN_TIMEOUT_S);
-		o.report = stderr;
-		o.progress = stderr;
-		o.quiet = false;
-		o.replay_prefix = prefix;
-		o.where = where;
-		if (fault > 0)
-			dcsim_dcache_set_fault(fault);
-		memset(&res, 0, sizeof(res));
-		rc = suite_run(r->suite, s, &o, &res);
-		if (rc >= 0)
-			fprintf(stderr, "replay: %s --suites %s%s%s\n", prefix,
-				strncmp(r->suite, "explore:", 8) ? r->suite : "explore",
-				strncmp(r->suite, "explore:", 8) ? "" : " --scenarios ",
-				strncmp(r->suite, "explore:", 8) ? "" : r->suite + 8);
-		fflush(stderr);
-		if (write(p[1], &res, sizeof(res)) != (ssize_t)sizeof(res))
-			_exit(2);
-		_exit(rc < 0 ? 2 : rc);
-	}
-	close(p[1]);
-	memset(&res, 0, sizeof(res));
-	if (read(p[0], &res, sizeof(res)) != (ssize_t)sizeof(res))
-		memset(&res, 0, sizeof(res));
-	close(p[0]);
-	waitpid(pid, &status, 0);
-	r->seconds = now() - t0;
-	if (WIFSIGNALED(status)) {
-		char line[2048], check[160] = "";
-
-		/* The first check that failed before the crash, if one did. */
-		rewind(rep);
-		while (!check[0] && fgets(line, sizeof(line), rep))
-			if (!strncmp(line, "check: ", 7))
-				snprintf(check, sizeof(check), "; before it: %.*s",
-					 (int)strcspn(line + 7, "\n"), line + 7);
-		r->outcome = 1;
-		snprintf(r->why, sizeof(r->why), "%s (signal %d)%s",
-			 WTERMSIG(status) == SIGALRM ? "hung: no result within the time limit" :
-			 "the process crashed", WTERMSIG(status), check);
-	} else if (WIFEXITED(status) && WEXITSTATUS(status) <= 1) {
-		r->outcome = WEXITSTATUS(status);
-		r->first = res.first_failure;
-		snprintf(r->why, sizeof(r->why), "%.250s", res.failure);
-	} else {
+	r->seconds = c.seconds;
+	r->end = c.end;
+	rep = dcsim_child_report(&c);
+	switch (c.end) {
+	case DCSIM_CHILD_DONE:
+		if (c.status <= 1) {
+			r->outcome = c.status;
+			r->first = res.first_failure;
+			snprintf(r->why, sizeof(r->why), "%.250s", res.failure);
+			break;
+		}
+		/* The suite could not run. */
+		__attribute__((fallthrough));
+	case DCSIM_CHILD_LOST: {
 		char line[2048], last[200] = "";
 
 		/* Its own last word says why (a bad option, a scenario it does not have). */
-		rewind(rep);
-		while (fgets(line, sizeof(line), rep))
+		while (rep && fgets(line, sizeof(line), rep))
 			if (line[0] != '\n')
 				snprintf(last, sizeof(last), "%.*s", (int)strcspn(line, "\n"), line);
-		snprintf(r->why, sizeof(r->why), "the suite could not run (exit %d): %s",
-			 WIFEXITED(status) ? WEXITSTATUS(status) : -1, last[0] ? last : "no message");
+		snprintf(r->why, sizeof(r->why), "the suite could not run (%s, exit %d): %s",
+			 dcsim_child_end_name(&c), c.status, last[0] ? last : "no message");
+		break;
 	}
-	/*
-	 * The suite's own replay line comes before the generic one, which
-	 * reruns the whole suite: the exact one wins when there is one.
-	 */
-	if (r->outcome == 1) {
-		char line[2048];
-
-		rewind(rep);
-		r->replay[0] = '\0';
-		while (fgets(line, sizeof(line), rep))
-			if (!strncmp(line, "replay: ", 8) && !r->replay[0]) {
-				line[strcspn(line, "\n")] = '\0';
-				snprintf(r->replay, sizeof(r->replay), "%.1000s", line + 8);
-			}
+	case DCSIM_CHILD_HUNG:
+		first_check(rep, check, sizeof(check));
+		r->outcome = 1;
+		snprintf(r->why, sizeof(r->why), "hung: %s (signal %d)%s", c.where.exec.hung ?
+			 "the explorer's watchdog aborted it" : "no result within the time limit",
+			 c.signal, check);
+		break;
+	default:
+		first_check(rep, check, sizeof(check));
+		r->outcome = 1;
+		snprintf(r->why, sizeof(r->why), "crashed: the process died of signal %d (%s)%s",
+			 c.signal, strsignal(c.signal), check);
+		break;
+	}
+	suite_options(r, opts, sizeof(opts));
+	if (r->outcome == 1 && c.end == DCSIM_CHILD_DONE) {
 		/*
-		 * A crash (or a hang the watchdog or the alarm ended) ends the
-		 * report before its replay line: the one execution that was
-		 * running, else the suite's.
+		 * A failure the suite reported: its own replay line (the exact
+		 * one, written before the generic one this child adds).
 		 */
-		if (WIFSIGNALED(status) && where && where->scenario[0] && where->exec.exec_no) {
-			int n = snprintf(r->replay, sizeof(r->replay), "%.600s --suites explore "
-					 "--scenario %.160s --explore-mode %.15s --execution-seed %#"
-					 PRIx64, prefix, where->scenario, where->mode,
-					 where->exec.exec_seed);
-
-			if (n > 0 && (size_t)n < sizeof(r->replay) && !strcmp(where->mode, "pct"))
-				snprintf(r->replay + n, sizeof(r->replay) - (size_t)n,
-					 " --pct-steps %lu", where->exec.pct_steps);
-		} else if (!r->replay[0])
-			snprintf(r->replay, sizeof(r->replay), "%.600s --suites %.200s%s%.200s", prefix,
-				 strncmp(r->suite, "explore:", 8) ? r->suite : "explore",
-				 strncmp(r->suite, "explore:", 8) ? "" : " --scenarios ",
-				 strncmp(r->suite, "explore:", 8) ? "" : r->suite + 8);
-		if (!o0->quiet)
-			copy_report(rep, o0->report ? o0->report : stdout, b, r);
+		find_replay(rep, r->replay, sizeof(r->replay), true);
+		if (!r->replay[0])
+			snprintf(r->replay, sizeof(r->replay), "%.500s %.500s", prefix, opts);
+	} else if (r->outcome == 1) {
+		/* A crash or a hang ends the report before its replay: the execution it was in. */
+		dcsim_child_replay(&c, prefix, opts, r->replay, sizeof(r->replay));
 	} else {
-		find_replay(rep, r->replay, sizeof(r->replay));
+		find_replay(rep, r->replay, sizeof(r->replay), false);
 	}
-	fclose(rep);
-	if (where)
-		munmap(where, sizeof(*where));
+	if (r->outcome == 1 && !o0->quiet && rep)
+		copy_report(rep, o0->report ? o0->report : stdout, b, r);
+	dcsim_child_free(&c);
 }
 
 /* Split @list (space-separated) into @out; return the count. */
@@ -610,8 +618,8 @@ static void one_bug(struct bug *b, const struct dcsim_checker_opts *o, FILE *tab
 				 !strcmp(shown->suite, "diff") ? "traces" :
 				 !strcmp(shown->suite, "misuse") ? "runs" : "executions");
 		else if (shown && shown->outcome == 1)
-			snprintf(first, sizeof(first), "%s", strstr(shown->why, "(signal") ?
-				 "a crash" : "-");
+			snprintf(first, sizeof(first), "%s", shown->end == DCSIM_CHILD_CRASHED ?
+				 "a crash" : shown->end == DCSIM_CHILD_HUNG ? "a hang" : "-");
 		fprintf(table, "| %s | %s | %s | %s%s | %s | %s%s%s | %s | %.1f | %s |\n",
 			b->name, b->commit, b->class, verdict_names[v],
 			agree ? "" : " (DISAGREES)", b->expect,

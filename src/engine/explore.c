@@ -38,6 +38,7 @@
  */
 
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -75,6 +76,7 @@ static void exec_prepare(struct explorer *ex)
 	memset(&ex->uaf, 0, sizeof(ex->uaf));
 	ex->step = 0;
 	ex->nslog = 0;
+	ex->slog_first_changed = ULONG_MAX;
 	names_exec_begin();
 	ex->ndec = 0;
 	ex->preempt = 0;

@@ -195,7 +195,10 @@ struct explore_pool {
 struct slog_ent {
 	const char *func;
 	const volatile void *addr;
+	const char *caller;	/* struct dcsim_step_frame's, or NULL */
 	int line;
+	int caller_line;
+	uint8_t changed;	/* the step ran a changed line of a patch */
 	uint8_t tid;
 	uint8_t acc;		/* enum dcsim_access, or SL_* below */
 	uint8_t txn;
@@ -272,6 +275,7 @@ struct explorer {
 	/* interleaving */
 	struct slog_ent slog[SLOG_MAX];
 	unsigned long nslog;
+	unsigned long slog_first_changed;	/* index of the first changed-line step; ULONG_MAX: none */
 	unsigned long slog_len_shown;	/* steps a report prints (DCSIM_EXPLORE_TRACE) */
 	/* decisions taken this execution */
 	int8_t *dec;

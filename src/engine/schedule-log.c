@@ -6,10 +6,12 @@
  */
 
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 
 #include <dcsim/explore.h>
 
+#include "../base/hooks.h"
 #include "internal.h"
 
 const char *const acc_names[] = {
@@ -50,30 +52,63 @@ void slog_add(struct explorer *ex, unsigned int tid, unsigned int acc, const vol
 	e->func = func;
 	e->line = line;
 	e->txn = txn;
+	e->caller = NULL;
+	e->caller_line = 0;
+	e->changed = 0;
+	/*
+	 * An access (or a stale load) is logged by the schedule point of the
+	 * thread that makes it, before any switch: the frame set for that
+	 * point (dcsim_step_frame_set()) is this step's.  The engine's own
+	 * entries (exit, RCU callbacks, preemption) have none.
+	 */
+	if (acc < DCSIM_ACC_NR || acc == SL_STALE) {
+		const struct dcsim_step_frame *f = dcsim_step_frame_get();
+
+		if (f) {
+			e->caller = f->caller;
+			e->caller_line = f->caller_line;
+			e->changed = f->changed;
+			if (f->changed && ex->slog_first_changed == ULONG_MAX)
+				ex->slog_first_changed = ex->nslog - 1;
+		}
+	}
 }
 
-static void slog_print_one(FILE *f, unsigned long i, const struct slog_ent *e);
+static void slog_print_one(struct explorer *ex, FILE *f, unsigned long i, const struct slog_ent *e);
 
 void slog_print(struct explorer *ex, FILE *f)
 {
 	unsigned long n = ex->slog_len_shown, first;
 
+	/*
+	 * A patch's first changed-line step is where its report starts at
+	 * the latest: the steps that matter are often far above the last
+	 * few (as far back as the ring still holds them).
+	 */
+	if (ex->slog_first_changed != ULONG_MAX && ex->slog_first_changed < ex->nslog &&
+	    ex->nslog - ex->slog_first_changed > n)
+		n = ex->nslog - ex->slog_first_changed;
 	if (n > SLOG_MAX)
 		n = SLOG_MAX;
 	if (n > ex->nslog)
 		n = ex->nslog;
 	first = ex->nslog - n;
 	fprintf(f, "dcsim-explore:   interleaving, last %lu of %lu steps "
-		"(thread, access, where, address; '*' = inside a simulated transaction):\n",
+		"(thread, access, where, address; '*' = inside a simulated transaction",
 		n, ex->nslog);
+	if (ex->slog_first_changed != ULONG_MAX)
+		fprintf(f, "; '>' = ran a line the patch changed, first at step %lu; "
+			"'<-' names the call in the patched function",
+			ex->slog_first_changed);
+	fputs("):\n", f);
 	for (unsigned long i = first; i < ex->nslog; i++) {
 		const struct slog_ent *e = &ex->slog[i % SLOG_MAX];
 
-		slog_print_one(f, i, e);
+		slog_print_one(ex, f, i, e);
 	}
 }
 
-static void slog_print_one(FILE *f, unsigned long i, const struct slog_ent *e)
+static void slog_print_one(struct explorer *ex, FILE *f, unsigned long i, const struct slog_ent *e)
 {
 	if (e->acc == SL_HTM_ABORT) {
 		fprintf(f, "    %6lu  T%u  htm abort (%s), status %#" PRIx64 "\n",
@@ -85,8 +120,11 @@ static void slog_print_one(FILE *f, unsigned long i, const struct slog_ent *e)
 			i, e->tid, (unsigned int)(uintptr_t)e->addr);
 		return;
 	}
-	fprintf(f, "    %6lu  T%u%s %-11s %s:%d", i, e->tid, e->txn ? "*" : " ",
-		acc_names[e->acc], e->func ? e->func : "?", e->line);
+	fprintf(f, "    %6lu  T%u%s%s %-11s %s:%d", i, e->tid, e->txn ? "*" : " ",
+		/* The mark's column only where a patch's changed line ran. */
+		e->changed ? ">" : ex->slog_first_changed != ULONG_MAX ? " " : "", acc_names[e->acc], e->func ? e->func : "?", e->line);
+	if (e->caller)
+		fprintf(f, " <- %s:%d", e->caller, e->caller_line);
 	if (e->addr) {
 		char what[200];
 
@@ -113,7 +151,7 @@ void slog_print_thread(struct explorer *ex, FILE *f, int tid, unsigned long upto
 			idx[n++] = i;
 	}
 	while (n--)
-		slog_print_one(f, idx[n], &ex->slog[idx[n] % SLOG_MAX]);
+		slog_print_one(ex, f, idx[n], &ex->slog[idx[n] % SLOG_MAX]);
 }
 
 /* Decisions as "tid*count,..." runs: what DCSIM_EXPLORE_SCHEDULE takes. */

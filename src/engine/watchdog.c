@@ -69,6 +69,9 @@ static __attribute__((noreturn)) void wd_expire(struct explorer *ex, const char 
 		"(a lock never released, or one corrupted by an unlock of a lock not held, "
 		"would do it).  Aborting.\n", ex->sc ? ex->sc->name : "?", ex->exec_no, phase, secs);
 	report_failure(ex, stderr);
+	/* Said before the abort: a parent that reads it knows the hang from a crash. */
+	if (ex->o.where)
+		__atomic_store_n(&ex->o.where->hung, 1u, __ATOMIC_SEQ_CST);
 	signal(SIGABRT, SIG_DFL);
 	abort();
 }

@@ -166,6 +166,20 @@ dies)
 	done
 	echo "check-cli: a --jobs worker killed by a signal fails the run"
 	;;
+many)
+	# No silent cap: 48 strategies from one plugin all load and run, and
+	# the kernel-code plugin loaded after them still registers k61.
+	so=$3 kc=${4:-}
+	run 0 "$tmp/o" --load "$so" --list
+	n=$(grep -c '^ *many-[0-9]' "$tmp/o")
+	[ "$n" -eq 48 ] || { cat "$tmp/o" >&2; fail "--list shows $n of the 48 strategies"; }
+	run 0 "$tmp/o" --load "$so" --strategy many-47 --suites diff --budget quick
+	if [ -n "$kc" ]; then
+		run 0 "$tmp/o" --load "$so" --load "$kc" --strategy k61 --suites diff --budget quick
+		grep -q "all checks passed" "$tmp/o" || { cat "$tmp/o" >&2; fail "k61 after 48 strategies"; }
+	fi
+	echo "check-cli: 48 strategies of one plugin load and run${kc:+, and k61 loads after them}"
+	;;
 planted)
 	so=$3
 	run 1 "$tmp/o" --load "$so" --strategy planted-nolru --suites diff

@@ -1,36 +1,45 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* One dentry cache exploration in a child process; see explore-isolated.h. */
+/*
+ * One dentry cache exploration in a child process; see explore-isolated.h.
+ * The child is the checkers' runner's (<dcsim/child.h>): the exploration's
+ * result comes back as a record, how the child ended and at which
+ * execution it died as data, never read from its report.
+ */
 
+#define _GNU_SOURCE	/* strsignal() */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <sys/wait.h>
-#include <unistd.h>
+#include <dcsim/child.h>
 
 #include "explore-isolated.h"
 
-/* The child's last line on stderr: its result, after the explorer's report. */
-#define RESULT_FMT_OUT	"\nRESULT rc=%d first=%lu executions=%lu callbacks=%lu stale=%lu " \
-			"conflicts=%lu failure=%.150s\n"
-#define RESULT_FMT_IN	"\nRESULT rc=%d first=%lu executions=%lu callbacks=%lu stale=%lu " \
-			"conflicts=%lu failure=%159[^\n]"
+struct isolated {
+	const struct dcsim_dput_strategy *s;
+	enum dcsim_dcache_scenario scn;
+	const struct dcsim_explore_opts *o;
+	enum dcsim_dcache_fault fault;
+};
 
-static void __attribute__((noreturn)) child(int fd, const struct dcsim_dput_strategy *s,
-					    enum dcsim_dcache_scenario scn,
-					    const struct dcsim_explore_opts *o,
-					    enum dcsim_dcache_fault fault)
-{
-	struct dcsim_explore_result r;
+/* What the child sends back. */
+struct isolated_res {
 	int rc;
+	struct dcsim_explore_result r;
+};
 
-	dup2(fd, 2);
-	dcsim_dcache_set_fault(fault);
-	rc = dcsim_explore_dcache(s, scn, o, &r);
-	fprintf(stderr, RESULT_FMT_OUT, rc, r.first_failure, r.executions, r.rcu_callbacks,
-		r.stale_loads, r.htm_conflicts, r.failure);
-	fflush(stderr);
-	_exit(rc < 0 ? 2 : rc);
+static int isolated_body(void *arg, struct dcsim_checker_where *where, void *out)
+{
+	const struct isolated *a = arg;
+	struct dcsim_explore_opts o = *a->o;
+	struct isolated_res *res = out;
+
+	/* The execution in progress, for a child that dies in it. */
+	if (!o.where)
+		o.where = &where->exec;
+	dcsim_dcache_set_fault(a->fault);
+	res->rc = dcsim_explore_dcache(a->s, a->scn, &o, &res->r);
+	return res->rc < 0 ? res->rc : 0;
 }
 
 struct explore_outcome explore_isolated(const struct dcsim_dput_strategy *s,
@@ -39,54 +48,37 @@ struct explore_outcome explore_isolated(const struct dcsim_dput_strategy *s,
 					enum dcsim_dcache_fault fault)
 {
 	struct explore_outcome out = { .rc = 2 };
-	static char buf[1 << 16];
-	size_t len = 0;
-	ssize_t n;
-	int pfd[2], status;
-	pid_t pid;
-	const char *p;
+	struct isolated a = { .s = s, .scn = scn, .o = o, .fault = fault };
+	struct isolated_res res;
+	struct dcsim_child c = {
+		.fn = isolated_body, .arg = &a, .res = &res, .res_size = sizeof(res),
+	};
 
-	if (pipe(pfd))
+	if (dcsim_child_run(&c))
 		return out;
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0) {
-		close(pfd[0]);
-		close(pfd[1]);
-		return out;
+	if (getenv("DCSIM_TEST_VERBOSE") && dcsim_child_report(&c)) {
+		char buf[4096];
+		size_t n;
+
+		while ((n = fread(buf, 1, sizeof(buf), c.out)) > 0)
+			fwrite(buf, 1, n, stderr);
 	}
-	if (pid == 0) {
-		close(pfd[0]);
-		child(pfd[1], s, scn, o, fault);
+	if (c.end == DCSIM_CHILD_DONE && c.status != 2) {
+		out.rc = res.rc;
+		out.first = res.r.first_failure;
+		out.executions = res.r.executions;
+		out.callbacks = res.r.rcu_callbacks;
+		out.stale = res.r.stale_loads;
+		out.conflicts = res.r.htm_conflicts;
+		snprintf(out.failure, sizeof(out.failure), "%.150s", res.r.failure);
+	} else if (c.end == DCSIM_CHILD_CRASHED || c.end == DCSIM_CHILD_HUNG) {
+		/* Died: at the execution its explorer was in. */
+		out.rc = -1;
+		out.first = out.executions = c.where.exec.exec_no;
+		snprintf(out.failure, sizeof(out.failure), "%s with signal %d (%s)",
+			 c.end == DCSIM_CHILD_HUNG ? "hung, killed" : "crashed", c.signal,
+			 strsignal(c.signal));
 	}
-	close(pfd[1]);
-	while ((n = read(pfd[0], buf + len, sizeof(buf) - 1 - len)) > 0) {
-		len += (size_t)n;
-		if (len == sizeof(buf) - 1) {
-			/* keep the tail: the RESULT line comes last */
-			memmove(buf, buf + len / 2, len - len / 2);
-			len -= len / 2;
-		}
-	}
-	buf[len] = '\0';
-	close(pfd[0]);
-	waitpid(pid, &status, 0);
-	if (getenv("DCSIM_TEST_VERBOSE"))
-		fputs(buf, stderr);
-	p = strstr(buf, "\nRESULT ");
-	if (p && WIFEXITED(status)) {
-		sscanf(p, RESULT_FMT_IN, &out.rc, &out.first, &out.executions, &out.callbacks,
-		       &out.stale, &out.conflicts, out.failure);
-		return out;
-	}
-	/* Died: the crash report says at which execution. */
-	out.rc = -1;
-	p = strstr(buf, "', execution ");
-	if (p)
-		out.first = out.executions = strtoul(p + strlen("', execution "), NULL, 10);
-	p = strstr(buf, "crashed with");
-	if (!p)
-		p = WIFSIGNALED(status) ? "killed by a signal" : "exited abnormally";
-	snprintf(out.failure, sizeof(out.failure), "%.*s", (int)strcspn(p, "\n"), p);
+	dcsim_child_free(&c);
 	return out;
 }

@@ -8,6 +8,7 @@
 #ifndef _KC_FUNCS_H
 #define _KC_FUNCS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct kc_func {
@@ -26,6 +27,7 @@ void kc_funcs_add(const struct kc_func *f, size_t n);
 struct kc_line {
 	unsigned int off;
 	int line;
+	int changed;			/* the patches changed @line */
 };
 
 struct kc_lines {
@@ -35,6 +37,7 @@ struct kc_lines {
 	unsigned long size;		/* of the function's body: a pc beyond is not its */
 	const struct kc_line *rows;	/* by offset */
 	size_t n;
+	int patched;			/* a row of it is changed */
 };
 
 void kc_lines_add(const struct kc_lines *l, size_t n);
@@ -44,6 +47,19 @@ void kc_lines_add(const struct kc_lines *l, size_t n);
  * name (kc_func_name()) and 0.
  */
 const char *kc_func_where(const void *pc, int *line);
+/*
+ * kc_step_frame() - what a trace says about the step at @pc beyond its
+ * function and line: in @f, whether it ran a changed line (its own, or a
+ * call on its stack on one) and the call that led to it, the nearest
+ * inside a patched function, else the immediate caller.  @fp is the frame
+ * of the function holding @pc (read from the hook's frame).  @pc_calls:
+ * @pc is itself a call (to a glue function, whose step it is), so its
+ * own line is the first candidate caller.  Only frames of functions with
+ * a line table (kpatch.py's builds, compiled with frame pointers) are
+ * followed; without one @f says nothing.
+ */
+struct dcsim_step_frame;
+void kc_step_frame(const void *pc, void *const *fp, bool pc_calls, struct dcsim_step_frame *f);
 /* The function whose body holds @pc, or "kernel-code". */
 const char *kc_func_name(const void *pc);
 /*

@@ -9,21 +9,30 @@
 /* @func:@line, the kernel code's, and @subclass go to the lock order validator. */
 KC_GLUE_FN void kc_spin_lock(dcsim_spinlock_t *l, unsigned int subclass, const char *func, int line)
 {
+	KC_FRAME_BEGIN();
+
 	dcsim_spin_lock_at(l, subclass, func, line);
 	kc_tally.locks++;
+	KC_FRAME_END();
 }
 
 KC_GLUE_FN bool kc_spin_trylock(dcsim_spinlock_t *l, const char *func, int line)
 {
-	if (!dcsim_spin_trylock_at(l, func, line))
-		return false;
-	kc_tally.locks++;
-	return true;
+	KC_FRAME_BEGIN();
+	bool got = dcsim_spin_trylock_at(l, func, line);
+
+	if (got)
+		kc_tally.locks++;
+	KC_FRAME_END();
+	return got;
 }
 
 KC_GLUE_FN void kc_spin_unlock(dcsim_spinlock_t *l)
 {
+	KC_FRAME_BEGIN();
+
 	dcsim_spin_unlock(l);
+	KC_FRAME_END();
 }
 
 KC_GLUE_FN bool kc_spin_is_locked(dcsim_spinlock_t *l)
@@ -45,23 +54,33 @@ KC_GLUE_FN bool kc_spin_is_locked(dcsim_spinlock_t *l)
 KC_GLUE_FN void kc_spin_lock_rcu(dcsim_spinlock_t *l, unsigned int subclass, const char *func,
 			       int line)
 {
+	KC_FRAME_BEGIN();
+
 	dcsim_rcu_read_lock();
 	kc_spin_lock(l, subclass, func, line);
+	KC_FRAME_END();
 }
 
 KC_GLUE_FN bool kc_spin_trylock_rcu(dcsim_spinlock_t *l, const char *func, int line)
 {
+	KC_FRAME_BEGIN();
+	bool got;
+
 	dcsim_rcu_read_lock();
-	if (kc_spin_trylock(l, func, line))
-		return true;
-	dcsim_rcu_read_unlock();
-	return false;
+	got = kc_spin_trylock(l, func, line);
+	if (!got)
+		dcsim_rcu_read_unlock();
+	KC_FRAME_END();
+	return got;
 }
 
 KC_GLUE_FN void kc_spin_unlock_rcu(dcsim_spinlock_t *l)
 {
+	KC_FRAME_BEGIN();
+
 	kc_spin_unlock(l);
 	dcsim_rcu_read_unlock();
+	KC_FRAME_END();
 }
 
 /*
@@ -112,17 +131,26 @@ KC_GLUE_FN void kc_dentry_unlist(struct dcsim_dentry *d)
 
 KC_GLUE_FN void kc_smp_rmb(void)
 {
+	KC_FRAME_BEGIN();
+
 	dcsim_smp_rmb();
+	KC_FRAME_END();
 }
 
 KC_GLUE_FN void kc_smp_wmb(void)
 {
+	KC_FRAME_BEGIN();
+
 	dcsim_smp_wmb();
+	KC_FRAME_END();
 }
 
 KC_GLUE_FN void kc_smp_mb(void)
 {
+	KC_FRAME_BEGIN();
+
 	dcsim_smp_mb();
+	KC_FRAME_END();
 }
 
 /*
@@ -132,7 +160,10 @@ KC_GLUE_FN void kc_smp_mb(void)
  */
 KC_GLUE_FN void kc_cpu_relax(void)
 {
+	KC_FRAME_BEGIN();
+
 	dcsim_cpu_relax();
+	KC_FRAME_END();
 }
 
 /*
@@ -145,7 +176,10 @@ KC_GLUE_FN void kc_cpu_relax(void)
  */
 KC_GLUE_FN void kc_cond_resched(void)
 {
+	KC_FRAME_BEGIN();
+
 	dcsim_cond_resched();
+	KC_FRAME_END();
 }
 
 /* This thread's kills so far: a shrinker's kills are the difference. */

@@ -66,6 +66,9 @@ unsigned long kc_kills(void);
 void kc_this_cpu_add(size_t off, long n);
 #else
 #define KC_GLUE_FN static inline __attribute__((always_inline))
+/* Only the instrumented build has traces whose steps name a frame (glue.c). */
+#define KC_FRAME_BEGIN()	do { } while (0)
+#define KC_FRAME_END()		do { } while (0)
 #include <kc/glue-impl.h>
 #endif
 
