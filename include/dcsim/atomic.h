@@ -75,6 +75,14 @@ enum dcsim_access {
 	__atomic_store_n(&(x), (v), __ATOMIC_RELAXED);				\
 } while (0)
 
+/*
+ * A relaxed read that is no schedule point, for a check that walks shared
+ * state at quiescence (no logical thread runs, so there is nothing for the
+ * explorer to decide, nor a write to race with): the invariants' look at
+ * every hash bucket, a thousand calls into the explorer otherwise.
+ */
+#define DCSIM_READ_QUIESCENT(x)	__atomic_load_n(&(x), __ATOMIC_RELAXED)
+
 #define dcsim_load_acquire(p) __extension__ ({					\
 	dcsim_sp_point(DCSIM_ACC_LOAD_ACQUIRE, (p));					\
 	__atomic_load_n((p), __ATOMIC_ACQUIRE);					\

@@ -35,10 +35,14 @@
 #define DCACHE_MAGIC_ALIVE	0x44434143u	/* "DCAC" */
 #define DCACHE_MAGIC_DEAD	0xdeadcac3u
 
-/* One thread's counters for one cache; a cache line (or more) of its own. */
+/*
+ * One thread's counters for one cache; a cache line (or more) of its own.
+ * Not zeroed when the cache is made: a slot's first use zeroes its block
+ * (dstat_first_use()), so that a cache costs the blocks its threads use,
+ * not all DCSIM_MAX_THREADS of them.
+ */
 struct dcache_pcpu {
 	uint64_t v[DCSIM_CS_NR];
-	uint32_t used;			/* this slot has counted something */
 } dcsim_cacheline_aligned;
 
 struct dcache_bucket {
@@ -55,7 +59,7 @@ struct dcsim_cache {
 	const struct dcsim_dcache_ops *ops;
 	struct dcache_bucket *hash;
 	uint32_t hash_mask;
-	struct dcache_pcpu *pcpu;	/* [DCSIM_MAX_THREADS] */
+	struct dcache_pcpu *pcpu;	/* [DCSIM_MAX_THREADS], zeroed on first use */
 	uint32_t nr_slots;		/* slots below this may be in use */
 	struct dcsim_cache *grave_next;	/* destroyed caches, kept until exit */
 
@@ -82,6 +86,13 @@ struct dcsim_cache {
 	 */
 	dcsim_spinlock_t rename_lock dcsim_cacheline_aligned;
 	uint32_t rename_seq;
+
+	/*
+	 * Which pcpu blocks are zeroed and counting: set (release) by the
+	 * slot's first use after it zeroed the block, read (acquire) by the
+	 * readers, which skip a block that is not.  Written once per slot.
+	 */
+	uint8_t slot_used[DCSIM_MAX_THREADS] dcsim_cacheline_aligned;
 };
 
 /*

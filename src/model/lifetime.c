@@ -78,7 +78,7 @@ struct dcsim_cache *(dcsim_cache_create)(const struct dcsim_cache_config *cfg)
 		free(c);
 		goto nomem;
 	}
-	memset(c->pcpu, 0, sizeof(*c->pcpu) * DCSIM_MAX_THREADS);
+	/* c->pcpu: each block is zeroed by its slot's first use (stats.c). */
 	c->hash_mask = (1u << bits) - 1;
 	c->strategy = s;
 	c->ops = s->ops;

@@ -57,11 +57,20 @@ const char *dcsim_cache_stat_name(enum dcsim_cache_stat stat)
 	return stat_names[stat];
 }
 
+/*
+ * The first count of @slot in @c: zero its block (the cache was made
+ * without zeroing any), publish it, and raise the high-water mark that
+ * bounds the readers' walk.
+ */
 void dstat_first_use(struct dcsim_cache *c, unsigned int slot)
 {
 	uint32_t nr = __atomic_load_n(&c->nr_slots, __ATOMIC_RELAXED);
 
-	__atomic_store_n(&c->pcpu[slot].used, 1, __ATOMIC_RELAXED);
+	/* Atomic stores, as every other write of a counter: a reset may run. */
+	for (unsigned int s = 0; s < DCSIM_CS_NR; s++)
+		__atomic_store_n(&c->pcpu[slot].v[s], 0, __ATOMIC_RELAXED);
+	/* Release: a reader that sees the slot in use sees its zeroed block. */
+	__atomic_store_n(&c->slot_used[slot], 1, __ATOMIC_RELEASE);
 	while (nr < slot + 1 &&
 	       !__atomic_compare_exchange_n(&c->nr_slots, &nr, slot + 1, false,
 					    __ATOMIC_RELEASE, __ATOMIC_RELAXED))
@@ -74,11 +83,18 @@ struct dcache_pcpu *dstat_block_slow(struct dcsim_cache *c)
 	unsigned int slot = dcsim_thread_slot();
 	struct dcache_pcpu *p = &c->pcpu[slot];
 
-	if (unlikely(!__atomic_load_n(&p->used, __ATOMIC_RELAXED)))
+	/* Its own thread (or a reset, at quiescence) sets the flag: relaxed will do. */
+	if (unlikely(!__atomic_load_n(&c->slot_used[slot], __ATOMIC_RELAXED)))
 		dstat_first_use(c, slot);
 	dcsim_self_blk.owner = c;
 	dcsim_self_blk.block = p;
 	return p;
+}
+
+/* Whether @slot's block of @c is zeroed and counting (acquire: see above). */
+static bool dstat_slot_used(const struct dcsim_cache *c, unsigned int slot)
+{
+	return __atomic_load_n(&c->slot_used[slot], __ATOMIC_ACQUIRE);
 }
 
 void dcsim_cache_stats_read(const struct dcsim_cache *c, struct dcsim_cache_stats *out)
@@ -89,9 +105,13 @@ void dcsim_cache_stats_read(const struct dcsim_cache *c, struct dcsim_cache_stat
 	if (WARN_ON_ONCE(!dcache_alive(c)))
 		return;
 	nr = __atomic_load_n(&c->nr_slots, __ATOMIC_ACQUIRE);
-	for (unsigned int t = 0; t < nr; t++)
+	for (unsigned int t = 0; t < nr; t++) {
+		/* Below the mark but not zeroed yet: nothing counted there. */
+		if (!dstat_slot_used(c, t))
+			continue;
 		for (unsigned int s = 0; s < DCSIM_CS_NR; s++)
 			out->v[s] += (int64_t)__atomic_load_n(&c->pcpu[t].v[s], __ATOMIC_RELAXED);
+	}
 }
 
 void dcsim_cache_stats_reset(struct dcsim_cache *c)
@@ -102,13 +122,15 @@ void dcsim_cache_stats_reset(struct dcsim_cache *c)
 	struct dcsim_cache_stats sum;
 
 	dcsim_cache_stats_read(c, &sum);
+	/* Slot 0 keeps the gauges: zero it first if it never counted. */
+	if (!dstat_slot_used(c, 0))
+		dstat_first_use(c, 0);
 	for (unsigned int t = 0; t < DCSIM_MAX_THREADS; t++)
-		for (unsigned int s = 0; s < DCSIM_CS_NR; s++)
-			__atomic_store_n(&c->pcpu[t].v[s], 0, __ATOMIC_RELAXED);
+		if (dstat_slot_used(c, t))
+			for (unsigned int s = 0; s < DCSIM_CS_NR; s++)
+				__atomic_store_n(&c->pcpu[t].v[s], 0, __ATOMIC_RELAXED);
 	for (unsigned int s = DCSIM_CS_NR_DENTRY; s < DCSIM_CS_NR; s++)
 		__atomic_store_n(&c->pcpu[0].v[s], (uint64_t)sum.v[s], __ATOMIC_RELAXED);
-	if (!c->pcpu[0].used)
-		dstat_first_use(c, 0);
 }
 
 void dstat_dput_slow(struct dcsim_cache *c, enum dcsim_dput_path path)
