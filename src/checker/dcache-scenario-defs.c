@@ -15,72 +15,7 @@
 
 #include "scenario.h"
 
-/* ---- building the tree (controller thread) ---- */
-
-static int keep(const struct dcsim_dentry *d)
-{
-	(void)d;
-	return 0;
-}
-
-static int discard(const struct dcsim_dentry *d)
-{
-	(void)d;
-	return 1;
-}
-
-static const struct dcsim_dentry_operations keep_ops = { .d_delete = keep };
-static const struct dcsim_dentry_operations discard_ops = { .d_delete = discard };
-
-const struct dcsim_dentry_state *dscn_find(const struct dcsim_cache_snapshot *snap, uint64_t id)
-{
-	if (!id)
-		return NULL;
-	for (size_t i = 0; i < snap->nr; i++)
-		if (snap->dentries[i].id == id)
-			return &snap->dentries[i];
-	return NULL;
-}
-
-struct dcsim_dentry *dscn_mk(struct dscn *s, struct dcsim_dentry *parent, const char *name,
-			     const struct dcsim_dentry_operations *ops)
-{
-	struct dcsim_dentry *d = parent ? dcsim_d_alloc(parent, name) : NULL;
-
-	if (!d || dcsim_d_id(d) > SPEC_MAX) {
-		s->broken = true;
-		return NULL;
-	}
-	if (ops) {
-		dcsim_d_set_op(d, ops);
-		s->op_kind[dcsim_d_id(d)] = ops == &keep_ops ? SPEC_OP_NEVER : SPEC_OP_ALWAYS;
-	}
-	dcsim_d_add(d, true);
-	return d;
-}
-
-static struct dcsim_dentry *lookup(struct dscn *s, struct dcsim_dentry *parent, const char *name)
-{
-	struct dcsim_dentry *d = parent ? dcsim_d_lookup(parent, name) : NULL;
-
-	if (!d)
-		s->broken = true;
-	return d;
-}
-
-/*
- * Drop the reference, then look it up and drop it again: in every retain
- * style the dentry is then unused, on the LRU and REFERENCED, the state in
- * which the rtm and fast-htm transactions commit.
- */
-static void warm(struct dscn *s, struct dcsim_dentry *parent, struct dcsim_dentry *d,
-		 const char *name)
-{
-	if (!d)
-		return;
-	dcsim_dput(d);
-	dcsim_dput(lookup(s, parent, name));
-}
+/* ---- building the tree (controller thread; helpers in dcache-scenario-build.c) ---- */
 
 /* d/f, warm; T0 holds f.  Return: false if setup failed. */
 static bool warm_f(struct dscn *s)
@@ -90,25 +25,11 @@ static bool warm_f(struct dscn *s)
 	if (!f)
 		return false;
 	s->id_f = dcsim_d_id(f);
-	warm(s, s->dir, f, "f");
-	s->slot[0][1] = lookup(s, s->dir, "f");
+	dscn_warm(s, s->dir, f, "f");
+	s->slot[0][1] = dscn_lookup(s, s->dir, "f");
 	return true;
 }
 
-/* d/{f,g}, both warm.  Return: false if setup failed. */
-static bool warm_fg(struct dscn *s)
-{
-	struct dcsim_dentry *f = dscn_mk(s, s->dir, "f", NULL);
-	struct dcsim_dentry *g = dscn_mk(s, s->dir, "g", NULL);
-
-	if (!f || !g)
-		return false;
-	s->id_f = dcsim_d_id(f);
-	s->id_g = dcsim_d_id(g);
-	warm(s, s->dir, f, "f");
-	warm(s, s->dir, g, "g");
-	return true;
-}
 
 /* d/p/{f,g}, both warm and rotated (not REFERENCED); p held.  Return: p or NULL. */
 static struct dcsim_dentry *p_fg(struct dscn *s)
@@ -121,8 +42,8 @@ static struct dcsim_dentry *p_fg(struct dscn *s)
 		return NULL;
 	s->id_f = dcsim_d_id(f);
 	s->id_g = dcsim_d_id(g);
-	warm(s, p, f, "f");
-	warm(s, p, g, "g");
+	dscn_warm(s, p, f, "f");
+	dscn_warm(s, p, g, "g");
 	dcsim_prune(s->cache, 2);	/* neither REFERENCED now */
 	return p;
 }
@@ -132,7 +53,7 @@ static struct dcsim_dentry *p_fg(struct dscn *s)
 static void build_final_dputs(struct dscn *s)
 {
 	if (warm_f(s))
-		s->slot[1][1] = lookup(s, s->dir, "f");
+		s->slot[1][1] = dscn_lookup(s, s->dir, "f");
 }
 
 static void check_final_dputs(const struct dscn *s, const struct dcsim_cache_snapshot *snap)
@@ -187,15 +108,15 @@ static void build_lookup_shrink(struct dscn *s)
 	struct dcsim_dentry *f = dscn_mk(s, s->dir, "f", NULL);
 	struct dcsim_dentry *g = dscn_mk(s, s->dir, "g", NULL);
 
-	warm(s, s->dir, f, "f");
-	warm(s, s->dir, g, "g");
-	s->slot[0][1] = lookup(s, s->dir, "f");
+	dscn_warm(s, s->dir, f, "f");
+	dscn_warm(s, s->dir, g, "g");
+	s->slot[0][1] = dscn_lookup(s, s->dir, "f");
 }
 
 static void build_op_delete(struct dscn *s)
 {
-	struct dcsim_dentry *f = dscn_mk(s, s->dir, "f", &keep_ops);
-	struct dcsim_dentry *g = dscn_mk(s, s->dir, "g", &discard_ops);
+	struct dcsim_dentry *f = dscn_mk(s, s->dir, "f", &dscn_keep_ops);
+	struct dcsim_dentry *g = dscn_mk(s, s->dir, "g", &dscn_discard_ops);
 
 	if (!f || !g)
 		return;
@@ -229,7 +150,7 @@ static void build_cascade(struct dscn *s)
 
 	if (!c || !b2)
 		return;
-	warm(s, a, b2, "b2");
+	dscn_warm(s, a, b2, "b2");
 	s->id_b = dcsim_d_id(b);
 	s->id_c = dcsim_d_id(c);
 	dcsim_d_drop(b);
@@ -255,9 +176,9 @@ static void build_prune_vs_drop(struct dscn *s)
 	s->id_f = dcsim_d_id(f);
 	s->id_g = dcsim_d_id(g);
 	/* LRU order is first-put order: f, e, g. */
-	warm(s, s->dir, f, "f");
-	warm(s, s->dir, e, "e");
-	warm(s, s->dir, g, "g");
+	dscn_warm(s, s->dir, f, "f");
+	dscn_warm(s, s->dir, e, "e");
+	dscn_warm(s, s->dir, g, "g");
 	/* All rotate once, in order, and lose REFERENCED. */
 	dcsim_prune(s->cache, 3);
 }
@@ -277,23 +198,23 @@ static void build_invalidate(struct dscn *s)
 	if (!p)
 		return;
 	s->slot[0][1] = dcsim_dget(p);
-	s->slot[2][1] = lookup(s, p, "f");
+	s->slot[2][1] = dscn_lookup(s, p, "f");
 	s->slot[2][2] = dcsim_dget(p);
 	dcsim_dput(p);		/* held by its children and the threads */
 }
 
 static void build_shrink_all(struct dscn *s)
 {
-	if (warm_fg(s))
-		s->slot[1][1] = lookup(s, s->dir, "f");
+	if (dscn_warm_fg(s))
+		s->slot[1][1] = dscn_lookup(s, s->dir, "f");
 }
 
 static void build_dontcache(struct dscn *s)
 {
-	if (!warm_fg(s))
+	if (!dscn_warm_fg(s))
 		return;
-	s->slot[0][1] = lookup(s, s->dir, "f");
-	s->slot[0][2] = lookup(s, s->dir, "g");
+	s->slot[0][1] = dscn_lookup(s, s->dir, "f");
+	s->slot[0][2] = dscn_lookup(s, s->dir, "g");
 }
 
 static void check_dontcache(const struct dscn *s, const struct dcsim_cache_snapshot *snap)
@@ -365,7 +286,7 @@ static struct dcsim_dentry *prunable_alias(struct dscn *s)
 	}
 	s->id_f = dcsim_d_id(f);
 	s->id_g = dcsim_d_id(f2);
-	warm(s, s->dir, f, "f");
+	dscn_warm(s, s->dir, f, "f");
 	dcsim_prune(s->cache, 1);	/* rotated: no longer REFERENCED */
 	return f2;
 }
@@ -381,7 +302,7 @@ static void build_prune_create(struct dscn *s)
 {
 	struct dcsim_dentry *p = dscn_mk(s, s->dir, "p", NULL);
 
-	warm(s, s->dir, p, "p");
+	dscn_warm(s, s->dir, p, "p");
 	dcsim_prune(s->cache, 1);	/* rotated: no longer REFERENCED */
 }
 
@@ -395,8 +316,8 @@ static void build_misuse(struct dscn *s)
 		return;
 	s->id_f = dcsim_d_id(f);
 	s->id_g = dcsim_d_id(g);
-	warm(s, s->dir, f, "f");
-	warm(s, s->dir, g, "g");
+	dscn_warm(s, s->dir, f, "f");
+	dscn_warm(s, s->dir, g, "g");
 	s->slot[0][1] = f;	/* borrowed: no reference */
 }
 
@@ -416,8 +337,8 @@ static void build_walk_afg(struct dscn *s)
 	s->id_b = dcsim_d_id(a);
 	s->id_f = dcsim_d_id(f);
 	s->id_g = dcsim_d_id(g);
-	warm(s, a, f, "f");
-	warm(s, a, g, "g");
+	dscn_warm(s, a, f, "f");
+	dscn_warm(s, a, g, "g");
 	dcsim_dput(a);
 }
 
@@ -429,7 +350,7 @@ static void build_unlink(struct dscn *s)
 	if (!f)
 		return;
 	s->id_f = dcsim_d_id(f);
-	warm(s, s->dir, f, "f");
+	dscn_warm(s, s->dir, f, "f");
 }
 
 static void check_walk_vs_drop(const struct dscn *s, const struct dcsim_cache_snapshot *snap)
@@ -470,8 +391,8 @@ static void build_create_in_place(struct dscn *s)
 
 	if (!mk_f_unlinked_g(s, &f, &g))
 		return;
-	warm(s, s->dir, f, "f");
-	warm(s, s->dir, g, "g");
+	dscn_warm(s, s->dir, f, "f");
+	dscn_warm(s, s->dir, g, "g");
 }
 
 /* f is the same dentry or gone: a create in place neither kills nor allocates. */
@@ -497,7 +418,7 @@ static void build_prune_parent_dies(struct dscn *s)
 		return;
 	s->id_b = dcsim_d_id(a);
 	s->id_c = dcsim_d_id(f);
-	warm(s, a, f, "f");
+	dscn_warm(s, a, f, "f");
 	dcsim_prune(s->cache, 1);	/* rotated: no longer REFERENCED */
 	dcsim_d_drop(a);
 	s->slot[1][1] = a;
@@ -515,8 +436,8 @@ static void build_invalidate_cascade(struct dscn *s)
 		return;
 	s->id_f = dcsim_d_id(f);
 	s->id_g = dcsim_d_id(e);
-	warm(s, p, f, "f");
-	warm(s, q, e, "e");
+	dscn_warm(s, p, f, "f");
+	dscn_warm(s, q, e, "e");
 	dcsim_prune(s->cache, 2);	/* neither REFERENCED now */
 	dcsim_dput(p);			/* held by f only */
 	s->slot[0][1] = q;
@@ -550,7 +471,7 @@ static void build_prune_negative_create(struct dscn *s)
 		return;
 	s->id_f = dcsim_d_id(f);
 	dcsim_d_delete(f);		/* count 1: negative, still hashed */
-	warm(s, s->dir, f, "f");
+	dscn_warm(s, s->dir, f, "f");
 	dcsim_prune(s->cache, 1);	/* rotated: no longer REFERENCED */
 	g = dscn_mk(s, s->dir, "g", NULL);
 	if (!g)
@@ -598,89 +519,6 @@ static void build_put_negative_create(struct dscn *s)
 	dcsim_d_set_flags(f, DCSIM_DCACHE_DONTCACHE);
 	s->slot[0][1] = f;
 	s->slot[1][1] = g;
-}
-
-/*
- * The rename scenarios: d/{f,g} and the directory e (a sibling of d), f
- * and g warm; f DONTCACHE, so that every serial order ends with f killed
- * (its last put kills it, wherever it lives then).  T1 holds e.
- */
-static void build_rename(struct dscn *s)
-{
-	struct dcsim_dentry *e = dscn_mk(s, s->root, "e", NULL);
-
-	if (!e || !warm_fg(s))
-		return;
-	s->slot[1][2] = e;
-}
-
-/* As build_rename(); T0 holds f, T2 holds g. */
-static void build_rename_vs_put(struct dscn *s)
-{
-	build_rename(s);
-	if (s->broken)
-		return;
-	s->slot[0][1] = lookup(s, s->dir, "f");
-	s->slot[2][1] = lookup(s, s->dir, "g");
-	if (s->slot[0][1])
-		dcsim_d_set_flags(s->slot[0][1], DCSIM_DCACHE_DONTCACHE);
-}
-
-/*
- * d/{f,g} and the directory e; f and g unused on the LRU, not REFERENCED,
- * f DONTCACHE.  T1 holds e, T2 holds g.
- */
-static void build_rename_vs_prune(struct dscn *s)
-{
-	struct dcsim_dentry *e = dscn_mk(s, s->root, "e", NULL);
-	struct dcsim_dentry *f = dscn_mk(s, s->dir, "f", NULL);
-	struct dcsim_dentry *g = dscn_mk(s, s->dir, "g", NULL);
-
-	if (!e || !f || !g)
-		return;
-	s->id_f = dcsim_d_id(f);
-	s->id_g = dcsim_d_id(g);
-	warm(s, s->dir, f, "f");
-	warm(s, s->dir, g, "g");
-	dcsim_prune(s->cache, 2);	/* neither REFERENCED now */
-	/* f is unused and cached: the pointer is good until the threads run */
-	dcsim_d_set_flags(f, DCSIM_DCACHE_DONTCACHE);
-	s->slot[1][2] = e;
-	s->slot[2][1] = lookup(s, s->dir, "g");
-}
-
-/* As build_rename(); T0, T1 and T2 hold f, T2 holds e too. */
-static void build_rename_vs_dget_parent(struct dscn *s)
-{
-	build_rename(s);
-	if (s->broken)
-		return;
-	s->slot[0][1] = lookup(s, s->dir, "f");
-	s->slot[1][1] = lookup(s, s->dir, "f");
-	s->slot[2][1] = lookup(s, s->dir, "f");
-	s->slot[2][2] = dcsim_dget(s->slot[1][2]);	/* e, the directory it moves f out of */
-}
-
-/*
- * d/p/{f,g}, warm (REFERENCED: a final put that races a prune sets it
- * after the count reached 0, which no serial order shows) and the
- * directory e; T0 holds p, T1 holds f, e and p.
- */
-static void build_rename_vs_invalidate(struct dscn *s)
-{
-	struct dcsim_dentry *e = dscn_mk(s, s->root, "e", NULL);
-	struct dcsim_dentry *p = dscn_mk(s, s->dir, "p", NULL);
-	struct dcsim_dentry *f = p ? dscn_mk(s, p, "f", NULL) : NULL;
-	struct dcsim_dentry *g = p ? dscn_mk(s, p, "g", NULL) : NULL;
-
-	if (!e || !f || !g)
-		return;
-	warm(s, p, f, "f");
-	warm(s, p, g, "g");
-	s->slot[0][1] = p;
-	s->slot[1][1] = lookup(s, p, "f");
-	s->slot[1][2] = e;
-	s->slot[1][3] = dcsim_dget(p);	/* a rename's caller holds the old directory */
 }
 
 /* The table: see struct scn_def. */
@@ -900,7 +738,7 @@ const struct scn_def scn_defs[DCSIM_DSCN_NR] = {
 	 * T0 must let d go and lock e (docs/windows.md:
 	 * __lock_parent:parent-d_lock:2).
 	 */
-	[DCSIM_DSCN_RENAME_VS_PUT] = { "rename-vs-put", build_rename_vs_put, {
+	[DCSIM_DSCN_RENAME_VS_PUT] = { "rename-vs-put", dscn_build_rename_vs_put, {
 		{ DPUT(1) },
 		{ LOOKUP(0, "f", 1), RENAME(1, 2), DPUT(1), DPUT(2) },
 		{ DROP(1), DPUT(1) } } },
@@ -911,7 +749,7 @@ const struct scn_def scn_defs[DCSIM_DSCN_NR] = {
 	 * it to e: after the relock d is not f's parent (6.1 gives f up:
 	 * shrink_lock_dentry:parent-d_lock:3).
 	 */
-	[DCSIM_DSCN_RENAME_VS_PRUNE] = { "rename-vs-prune", build_rename_vs_prune, {
+	[DCSIM_DSCN_RENAME_VS_PRUNE] = { "rename-vs-prune", dscn_build_rename_vs_prune, {
 		{ PRUNE(1) },
 		{ LOOKUP(0, "f", 1), RENAME(1, 2), DPUT(1), DPUT(2) },
 		{ DROP(1), DPUT(1) } } },
@@ -922,7 +760,7 @@ const struct scn_def scn_defs[DCSIM_DSCN_NR] = {
 	 * once it has its lock, after the other rename (dget_parent:d_lock:2).
 	 */
 	[DCSIM_DSCN_RENAME_VS_DGET_PARENT] = { "rename-vs-dget-parent",
-		build_rename_vs_dget_parent, {
+		dscn_build_rename_vs_dget_parent, {
 		{ DGET_PARENT(1, 2), DPUT(2), DPUT(1) },
 		{ RENAME(1, 2), DPUT(1), DPUT(2) },
 		{ RENAME(1, 0), DPUT(1), DPUT(2) } } },
@@ -932,7 +770,7 @@ const struct scn_def scn_defs[DCSIM_DSCN_NR] = {
 	 * and walks again with rename_lock held (d_walk:parent-d_lock:5).
 	 */
 	[DCSIM_DSCN_RENAME_VS_INVALIDATE] = { "rename-vs-invalidate",
-		build_rename_vs_invalidate, {
+		dscn_build_rename_vs_invalidate, {
 		{ INVALIDATE(1), DPUT(1) },
 		{ RENAME(1, 2), DPUT(1), DPUT(2), DPUT(3) },
 		{ PRUNE(1) } } },

@@ -142,12 +142,31 @@ struct dscn {
 	bool broken;		/* setup failed */
 };
 
+/* dcache-scenario-build.c: building the tree. */
+/* d_delete() answers: keep (never delete at the last put) or discard. */
+extern const struct dcsim_dentry_operations dscn_keep_ops;
+extern const struct dcsim_dentry_operations dscn_discard_ops;
 /* The dentry of @snap with id @id, or NULL (also for id 0). */
 const struct dcsim_dentry_state *dscn_find(const struct dcsim_cache_snapshot *snap, uint64_t id);
 
 /* A new hashed positive child of @parent with one reference (tree building). */
 struct dcsim_dentry *dscn_mk(struct dscn *s, struct dcsim_dentry *parent, const char *name,
 			     const struct dcsim_dentry_operations *ops);
+
+/* Look @name up under @parent; a miss marks the setup broken. */
+struct dcsim_dentry *dscn_lookup(struct dscn *s, struct dcsim_dentry *parent, const char *name);
+/* Put @d, look it up and put it again: unused, on the LRU, REFERENCED. */
+void dscn_warm(struct dscn *s, struct dcsim_dentry *parent, struct dcsim_dentry *d,
+	       const char *name);
+/* d/{f,g}, both warm.  Return: false if setup failed. */
+bool dscn_warm_fg(struct dscn *s);
+
+/* dcache-scenario-rename.c: the rename scenarios' trees. */
+void dscn_build_rename(struct dscn *s);
+void dscn_build_rename_vs_put(struct dscn *s);
+void dscn_build_rename_vs_prune(struct dscn *s);
+void dscn_build_rename_vs_dget_parent(struct dscn *s);
+void dscn_build_rename_vs_invalidate(struct dscn *s);
 
 /* dcache-scenario-spec.c: the spec side of a scenario run. */
 /* First setup of an exploration: the spec of the start state, and its serial outcomes. */
