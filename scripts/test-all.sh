@@ -20,6 +20,8 @@ cd "$(dirname "$0")/.."
 jobs=$(nproc)
 pass=0 fail=0 failed=""
 t0=$SECONDS
+stamp=$(mktemp)	# meson test logs newer than this are this run's
+trap 'rm -f "$stamp"' EXIT
 
 skipped() { case " ${DCSIM_SKIP:-} " in *" $1 "*) return 0 ;; esac; return 1; }
 step() {	# name, command...
@@ -65,6 +67,12 @@ step instrumented-build check_suite
 step sanitizers scripts/sanitizers.sh all
 step kernel bash kernel/ci.sh
 
+# The end of a CI log is often all that is shown: name what failed there.
+if [ $fail != 0 ]; then
+	echo "==== tests that did not pass (the end of each one's output):"
+	python3 scripts/failed-tests.py --newer "$stamp" \
+		build-ci build-ci-instr build-asan build-asan-check build-tsan
+fi
 echo "==== test-all: done in $((SECONDS - t0)) s${failed:+; failed:$failed}"
 echo "test-all: $pass passed, $fail failed"
 [ $fail = 0 ]
