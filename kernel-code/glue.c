@@ -135,14 +135,72 @@ unsigned int kc_htm_status(dcsim_htm_status_t st)
 
 /* ---- function names for traces (filled by constructors, then read-only) ---- */
 
-#define KC_MAX_FUNCS	1024
-static struct kc_func func_tab[KC_MAX_FUNCS];
-static size_t nr_funcs;
+/*
+ * The tables grow as constructors and plugin loads add functions (the
+ * corpus plugin alone adds a few per entry), so that no function goes
+ * unnamed or uncounted.  They are only ever grown before any thread runs
+ * kernel code (constructors, dcsim-check's --load at start), never while
+ * kc_func_index() may read them.  by_addr holds 16-bit indices: more
+ * functions than that is a registration error, refused with its cause.
+ */
+#define KC_FUNCS_LIMIT	UINT16_MAX
+static struct kc_func *func_tab;
+static size_t nr_funcs, funcs_cap;
 
 /* Line tables (kc_lines_add()), and each function's, once both are added. */
-static const struct kc_lines *lines_tab[KC_MAX_FUNCS];
-static size_t nr_lines;
-static const struct kc_lines *func_lines[KC_MAX_FUNCS];
+static const struct kc_lines **lines_tab;
+static size_t nr_lines, lines_cap;
+static const struct kc_lines **func_lines;
+
+/*
+ * func_tab's indices in order of address (equal addresses: in table
+ * order), for kc_func_index()'s binary search: a linear scan per schedule
+ * point would cost more than the explorer's whole schedule point.  Kept
+ * sorted as functions are added (constructors, a plugin's load), before
+ * lookups.
+ */
+static uint16_t *by_addr;
+
+/* Entries per function (instrumented build); relaxed: counts, ordering nothing. */
+static unsigned long *func_hits;
+
+static void kc_tables_fail(const char *what, size_t n)
+{
+	fprintf(stderr, "libdcsim-kernel-code: cannot register %zu %s (limit %u, or out of "
+		"memory): too many kernel-code functions loaded at once\n",
+		n, what, KC_FUNCS_LIMIT);
+	abort();
+}
+
+/* Room for @n more functions in every per-function table, zeroed. */
+static void kc_funcs_reserve(size_t n)
+{
+	size_t cap = funcs_cap ? funcs_cap : 256;
+	void *p;
+
+	if (nr_funcs + n > KC_FUNCS_LIMIT)
+		kc_tables_fail("functions", nr_funcs + n);
+	if (nr_funcs + n <= funcs_cap)
+		return;
+	while (cap < nr_funcs + n)
+		cap *= 2;
+	if (cap > KC_FUNCS_LIMIT)
+		cap = KC_FUNCS_LIMIT;
+#define KC_GROW(arr) do {						\
+		p = realloc(arr, cap * sizeof(*(arr)));			\
+		if (!p)							\
+			kc_tables_fail("functions", nr_funcs + n);	\
+		memset((char *)p + funcs_cap * sizeof(*(arr)), 0,	\
+		       (cap - funcs_cap) * sizeof(*(arr)));		\
+		(arr) = p;						\
+	} while (0)
+	KC_GROW(func_tab);
+	KC_GROW(func_lines);
+	KC_GROW(by_addr);
+	KC_GROW(func_hits);
+#undef KC_GROW
+	funcs_cap = cap;
+}
 
 static void kc_link_lines(void)
 {
@@ -152,15 +210,6 @@ static void kc_link_lines(void)
 			    func_tab[i].variant && !strcmp(lines_tab[j]->variant, func_tab[i].variant))
 				func_lines[i] = lines_tab[j];
 }
-
-/*
- * func_tab's indices in order of address (equal addresses: in table
- * order), for the binary search of kc_func_index(): every access of the
- * kernel code asks where it is, and a scan of every variant's functions
- * cost more than the explorer's whole schedule point.  Kept sorted as
- * functions are added (constructors, a plugin's load), before lookups.
- */
-static uint16_t by_addr[KC_MAX_FUNCS];
 
 static void by_addr_insert(size_t i)
 {
@@ -177,7 +226,8 @@ static void by_addr_insert(size_t i)
 
 void kc_funcs_add(const struct kc_func *f, size_t n)
 {
-	for (size_t i = 0; i < n && nr_funcs < KC_MAX_FUNCS; i++) {
+	kc_funcs_reserve(n);
+	for (size_t i = 0; i < n; i++) {
 		func_tab[nr_funcs] = f[i];
 		by_addr_insert(nr_funcs++);
 	}
@@ -186,7 +236,19 @@ void kc_funcs_add(const struct kc_func *f, size_t n)
 
 void kc_lines_add(const struct kc_lines *l, size_t n)
 {
-	for (size_t i = 0; i < n && nr_lines < KC_MAX_FUNCS; i++)
+	if (nr_lines + n > lines_cap) {
+		size_t cap = lines_cap ? lines_cap : 256;
+		void *p;
+
+		while (cap < nr_lines + n)
+			cap *= 2;
+		p = realloc(lines_tab, cap * sizeof(*lines_tab));
+		if (!p)
+			kc_tables_fail("line tables", nr_lines + n);
+		lines_tab = p;
+		lines_cap = cap;
+	}
+	for (size_t i = 0; i < n; i++)
 		lines_tab[nr_lines++] = &l[i];
 	kc_link_lines();
 }
@@ -327,9 +389,6 @@ void kc_step_frame(const void *pc, void *const *fp, bool pc_calls, struct dcsim_
 	}
 }
 #endif
-
-/* Entries per function (instrumented build); relaxed: counts, ordering nothing. */
-static unsigned long func_hits[KC_MAX_FUNCS];
 
 void kc_func_entered(const void *pc)
 {
