@@ -8,7 +8,10 @@
  * where it would print a raw address.  Only the address, the parent's slot
  * and a copy of the name are kept: a report may be printed after the
  * dentry was freed.  A new execution forgets them; a later dentry at a
- * reused address wins.
+ * reused address wins.  A rename records the dentry again under its new
+ * parent (dcsim_d_move()), and a path is built from each ancestor's
+ * newest record, so that a report names a dentry, and everything below
+ * it, by where it is when the report is printed.
  *
  * Ordering: one logical thread runs at a time, so recording needs no lock
  * against other recorders; the engine describes under its own lock or
@@ -59,6 +62,20 @@ static void names_forget(void)
 	__atomic_store_n(&nnamed, 0, __ATOMIC_RELEASE);
 }
 
+/*
+ * The newest record of slot @i's dentry: the one a rename made, if any.
+ * A dentry with a recorded child cannot have been freed and its address
+ * reused while the child lives, so the newest record at that address is
+ * the parent's own.
+ */
+static unsigned int named_newest(unsigned int i)
+{
+	for (unsigned int j = __atomic_load_n(&nnamed, __ATOMIC_ACQUIRE); j-- > i + 1;)
+		if (named[j].addr == named[i].addr)
+			return j;
+	return i;
+}
+
 /* The path of slot @i ("" for a root, "?/name" below an unknown parent). */
 static size_t named_path(unsigned int i, char *buf, size_t len, unsigned int depth)
 {
@@ -69,7 +86,7 @@ static size_t named_path(unsigned int i, char *buf, size_t len, unsigned int dep
 	if (named[i].parent < 0 || depth > 16)
 		at = (size_t)snprintf(buf, len, "?");
 	else
-		at = named_path((unsigned int)named[i].parent, buf, len, depth + 1);
+		at = named_path(named_newest((unsigned int)named[i].parent), buf, len, depth + 1);
 	if (at < len)
 		at += (size_t)snprintf(buf + at, len - at, "/%s", named[i].name);
 	return at < len ? at : len - 1;

@@ -127,6 +127,8 @@ static int __d_move(struct dcsim_dentry *d, struct dcsim_dentry *np)
 	hlist_add_head(&d->d_sib, &np->d_children);
 	if (hashed)
 		dcache_d_rehash_locked(d);
+	/* Reports name it by its new path from here on. */
+	dcache_name_dentry(d);
 	__d_seq_write_end(d);
 	if (op != np)
 		d_unlock(op);
