@@ -765,13 +765,16 @@ const struct scn_def scn_defs[DCSIM_DSCN_NR] = {
 		{ RENAME(1, 2), DPUT(1), DPUT(2) },
 		{ RENAME(1, 0), DPUT(1), DPUT(2) } } },
 	/*
-	 * T0's d_invalidate() of p walks p's children (d_walk()) while T1
-	 * moves f out of p to e: the walk sees rename_lock's sequence move
-	 * and walks again with rename_lock held (d_walk:parent-d_lock:5).
+	 * T0's d_invalidate() of p walks p's subtree (d_walk()) while T1
+	 * moves the directory f out of p to e: the walk sees rename_lock's
+	 * sequence move and walks again with rename_lock held
+	 * (d_walk:parent-d_lock:5).  When the move comes while the walk is
+	 * inside f/x, only that recheck keeps the walk from climbing out of
+	 * f into e and collecting e's z (dscn_build_rename_vs_invalidate()).
 	 */
 	[DCSIM_DSCN_RENAME_VS_INVALIDATE] = { "rename-vs-invalidate",
 		dscn_build_rename_vs_invalidate, {
-		{ INVALIDATE(1), DPUT(1) },
+		{ INVALIDATE(1), DPUT(2), DPUT(1) },
 		{ RENAME(1, 2), DPUT(1), DPUT(2), DPUT(3) },
 		{ PRUNE(1) } } },
 };

@@ -74,22 +74,40 @@ void dscn_build_rename_vs_dget_parent(struct dscn *s)
 }
 
 /*
- * d/p/{f,g}, warm (REFERENCED: a final put that races a prune sets it
- * after the count reached 0, which no serial order shows) and the
- * directory e; T0 holds p, T1 holds f, e and p.
+ * d/p/{f,g}, with f a directory: f/x/{y1,y2,y3}; and the directory e
+ * holding z.  All warm (REFERENCED: a final put that races a prune sets
+ * it after the count reached 0, which no serial order shows).  T0 holds
+ * p and x, T1 holds f, e and p.  x is held so that the walk's shrink
+ * never kills it and so never makes f unused behind the rename: a
+ * shrink kills ancestors whose count it takes to 0 (shrink_dentry_list()),
+ * and f, moved to e and put by T1 meanwhile, would go with them, an end
+ * no serial order has.  The walk of p descends into f and x, and holds
+ * only x's d_lock while it visits x's children: a rename of f can run
+ * then, and the walk must notice it when it climbs back, or it climbs
+ * from f into e and collects z, which is not below p in any serial order
+ * (d_walk()'s need_seqretry() after each ascent; the rename's
+ * rename_lock write is what it sees).
  */
 void dscn_build_rename_vs_invalidate(struct dscn *s)
 {
+	static const char *const ys[] = { "y1", "y2", "y3" };
 	struct dcsim_dentry *e = dscn_mk(s, s->root, "e", NULL);
+	struct dcsim_dentry *z = e ? dscn_mk(s, e, "z", NULL) : NULL;
 	struct dcsim_dentry *p = dscn_mk(s, s->dir, "p", NULL);
 	struct dcsim_dentry *f = p ? dscn_mk(s, p, "f", NULL) : NULL;
 	struct dcsim_dentry *g = p ? dscn_mk(s, p, "g", NULL) : NULL;
+	struct dcsim_dentry *x = f ? dscn_mk(s, f, "x", NULL) : NULL;
 
-	if (!e || !f || !g)
+	if (!z || !f || !g || !x)
 		return;
+	for (unsigned int i = 0; i < sizeof(ys) / sizeof(ys[0]); i++)
+		dscn_warm(s, x, dscn_mk(s, x, ys[i], NULL), ys[i]);
+	dscn_warm(s, f, x, "x");
+	dscn_warm(s, e, z, "z");
 	dscn_warm(s, p, f, "f");
 	dscn_warm(s, p, g, "g");
 	s->slot[0][1] = p;
+	s->slot[0][2] = dscn_lookup(s, f, "x");
 	s->slot[1][1] = dscn_lookup(s, p, "f");
 	s->slot[1][2] = e;
 	s->slot[1][3] = dcsim_dget(p);	/* a rename's caller holds the old directory */

@@ -136,6 +136,17 @@ static bool routcome_equal(const struct routcome *a, const struct routcome *b)
 	return a->nr == b->nr && !memcmp(a->v, b->v, a->nr * sizeof(a->v[0]));
 }
 
+/* One serial outcome, a line per dentry, as the model's state is printed beside it. */
+static void routcome_print(const struct routcome *o, size_t k)
+{
+	for (size_t i = 0; i < o->nr; i++)
+		fprintf(stderr, "dcsim-explore:   serial outcome %zu: #%llu parent #%llu count %d "
+			"flags %#010x %s%s\n", k, (unsigned long long)o->v[i].id,
+			(unsigned long long)o->v[i].parent, o->v[i].count,
+			o->v[i].flags, o->v[i].hashed ? "hashed" : "unhashed",
+			o->v[i].on_lru ? " lru" : "");
+}
+
 static void add_outcome(struct dscn_arg *arg, const struct spec *sp)
 {
 	struct dcsim_cache_snapshot snap;
@@ -349,6 +360,8 @@ void dscn_check_spec(struct dscn *s, const struct dcsim_cache_snapshot *snap)
 				dcsim_dentry_state_format(&snap->dentries[i], line, sizeof(line));
 				fprintf(stderr, "dcsim-explore:   model %s\n", line);
 			}
+			for (size_t i = 0; i < arg->nr_outcomes; i++)
+				routcome_print(&arg->outcomes[i], i + 1);
 		}
 		return;
 	}
