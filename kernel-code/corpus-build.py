@@ -63,15 +63,22 @@ def die(msg):
     sys.exit(1)
 
 
+def output_of(entry, argv):
+    """The object @entry compiles: its "output" (ninja 1.10 on), else its -o."""
+    if "output" in entry:
+        return entry["output"]
+    return argv[argv.index("-o") + 1] if "-o" in argv[:-1] else None
+
+
 def template(compdb, output):
     """(directory, argv without output, source and variant names, source)
     of meson's compile of @output."""
     for e in compdb:
-        if e["output"] == output:
+        argv = shlex.split(e["command"]) if "command" in e else list(e["arguments"])
+        if output_of(e, argv) == output:
             break
     else:
         die("%s: no compile of %s (reconfigure the build)" % ("compile_commands.json", output))
-    argv = shlex.split(e["command"]) if "command" in e else list(e["arguments"])
     out, skip = [], False
     for i, a in enumerate(argv):
         if skip:
