@@ -15,9 +15,10 @@ usage: test-corpus-ninja.py BUILD SOURCE DCSIM_CHECK PLUGIN
    the depfile (or one that does not name the folder) fails here.
 2. The build itself follows its corpus: every variant that corpus.py
    --list names for SOURCE/corpus is registered by the plugin
-   (dcsim-check --load PLUGIN --list), and the recorded dependencies of
-   the table (ninja -t deps) hold the corpus folder and each .bug and
-   .patch in it.
+   (dcsim-check --load PLUGIN --list), the plugin is linked from the
+   table and the object (ninja -t inputs; ninja before 1.11 lacks it, and
+   that check is left out), and the recorded dependencies of the table
+   (ninja -t deps) hold the corpus folder and each .bug and .patch in it.
 
 Exit 0 or 1 (each failure said); 77 when ninja is not found.
 """
@@ -191,6 +192,12 @@ def build_test():
     missing = sorted(w for w in want if not re.search(r"(?m)^\s*%s\b" % re.escape(w), r.stdout))
     if not want or missing:
         fail("the plugin does not register the corpus's variants %s" % missing)
+    # What the scratch graph rebuilt reaches the plugin: it links both outputs.
+    r = subprocess.run([ninja, "-C", build, "-t", "inputs", os.path.relpath(plugin, build)],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    ins = set(r.stdout.split())
+    if r.returncode == 0 and not {"kernel-code/kc-corpus.h", "kernel-code/kc-corpus.o"} <= ins:
+        fail("the plugin %s is not built from kernel-code/kc-corpus.h and .o" % plugin)
     r = subprocess.run([ninja, "-C", build, "-t", "deps", TARGET], stdout=subprocess.PIPE,
                        stderr=subprocess.STDOUT, text=True)
     deps = {os.path.normpath(os.path.join(build, l.strip())) for l in r.stdout.splitlines()[1:]
