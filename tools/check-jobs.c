@@ -113,6 +113,19 @@ static void unit_pool_failed(struct unit_pool *pool, unsigned long unit)
 		;
 }
 
+/*
+ * A unit's outcome as a process hands it to the parent: one write() to
+ * the process's own unit file as the unit ends, so that the units before
+ * a crash are kept.  For a unit that failed, the failure (flen bytes) and
+ * the whole replay line (rlen bytes) follow the record.
+ */
+struct unit_rec {
+	unsigned long index, executions;
+	uint64_t seed;
+	unsigned int kind, flen, rlen;
+	char scenario[160], mode[16];
+};
+
 struct job {
 	bool got;		/* the result arrived (else it crashed, hung or was cut) */
 	unsigned long unit;	/* the unit it ran last (a crash's) */
@@ -131,6 +144,7 @@ struct jobs {
 	size_t pool_len;
 	struct job *j;
 	struct dcsim_child *kid;	/* kid[i] runs job j[i] (<dcsim/child.h>) */
+	FILE **units;			/* units[i]: process i's unit records */
 	unsigned int *idx;		/* kid[i]'s body argument: i */
 };
 
@@ -149,6 +163,41 @@ static void copy_out(FILE *from, FILE *to)
 	rewind(from);
 	while ((n = fread(buf, 1, sizeof(buf), from)) > 0)
 		fwrite(buf, 1, n, to);
+}
+
+/* dcsim_checker_opts.unit_done, in the child: the unit's record to its file. */
+static void unit_done(void *arg, const struct dcsim_checker_unit *u)
+{
+	const struct job_arg *a = arg;
+	struct unit_rec r = {
+		.index = u->index, .executions = u->executions, .seed = u->seed,
+		.kind = u->failed ? CHECK_UNIT_CHECK : CHECK_UNIT_OK,
+	};
+	char buf[sizeof(r) + 512 + 2048], *p = buf;
+	size_t len;
+
+	snprintf(r.scenario, sizeof(r.scenario), "%s", u->scenario ? u->scenario : "");
+	snprintf(r.mode, sizeof(r.mode), "%s", u->mode ? u->mode : "");
+	if (u->failed) {
+		r.flen = (unsigned int)strnlen(u->failure ? u->failure : "", 511);
+		memcpy(buf + sizeof(r), u->failure ? u->failure : "", r.flen);
+		r.rlen = (unsigned int)snprintf(buf + sizeof(r) + r.flen, 2048, "%s %s",
+						a->js->o->replay_prefix, u->replay ? u->replay : "");
+		if (r.rlen >= 2048)
+			r.rlen = 2047;
+	}
+	memcpy(buf, &r, sizeof(r));
+	len = sizeof(r) + r.flen + r.rlen;
+	while (len) {
+		ssize_t n = write(fileno(a->js->units[a->i]), p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return;	/* the parent finds the record cut short, and stops there */
+		p += n;
+		len -= (size_t)n;
+	}
 }
 
 /* Process @i's body (dcsim_child_fn): the suite, and its counts flushed. */
@@ -177,6 +226,8 @@ static int job_body(void *arg, struct dcsim_checker_where *where, void *out)
 		o.take_arg = &t;
 	}
 	o.where = where;
+	o.unit_done = unit_done;
+	o.unit_arg = a;
 	rc = check_run_suite(js->bit, js->s, &o, res);
 	if (rc == 1 && res->failures)
 		unit_pool_failed(js->pool, res->failed_unit);
@@ -192,9 +243,15 @@ static int jobs_start(struct jobs *js)
 	js->j = calloc(js->n, sizeof(*js->j));
 	js->kid = calloc(js->n, sizeof(*js->kid));
 	job_args = calloc(js->n, sizeof(*job_args));
+	js->units = calloc(js->n, sizeof(*js->units));
 	js->pool_len = sizeof(struct unit_pool) + js->n * sizeof(unsigned long);
-	if (!js->j || !js->kid || !job_args)
+	if (!js->j || !js->kid || !job_args || !js->units)
 		return -1;
+	for (unsigned int i = 0; i < js->n; i++) {
+		js->units[i] = tmpfile();
+		if (!js->units[i])
+			return -1;
+	}
 	js->pool = mmap(NULL, js->pool_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
 			-1, 0);
 	if (js->pool == MAP_FAILED)
@@ -374,6 +431,160 @@ const struct check_suite_result *check_suite_results(unsigned int *n)
 	return results;
 }
 
+/* The one-line failure of @j's process, which crashed or hung. */
+static void crash_line(const struct jobs *js, const struct job *j, char *buf, size_t len)
+{
+	const struct dcsim_child *c = &js->kid[j - js->j];
+
+	snprintf(buf, len, "%s: the process %s (%s)", js->suite,
+		 c->end == DCSIM_CHILD_HUNG ? "hung" : "crashed",
+		 c->signal ? strsignal(c->signal) : "no result");
+}
+
+static struct check_unit *units_add(struct check_suite_result *r, unsigned long *cap)
+{
+	if (r->nunits == *cap) {
+		unsigned long n = *cap ? 2 * *cap : 64;
+		struct check_unit *u = realloc(r->units, n * sizeof(*u));
+
+		if (!u)
+			return NULL;
+		r->units = u;
+		*cap = n;
+	}
+	memset(&r->units[r->nunits], 0, sizeof(r->units[0]));
+	return &r->units[r->nunits++];
+}
+
+static char *dup_n(FILE *f, unsigned int len)
+{
+	char *s = malloc(len + 1);
+
+	if (s && fread(s, 1, len, f) != len) {
+		free(s);
+		return NULL;
+	}
+	if (s)
+		s[len] = '\0';
+	return s;
+}
+
+static int unit_cmp(const void *a, const void *b)
+{
+	const struct check_unit *x = a, *y = b;
+
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/*
+ * @r's units: each process's records, a unit for each process that
+ * crashed or hung in one, and for stress and misuse (one run, no units of
+ * their own) the suite as one unit; in index order, up to the lowest
+ * failing unit, where a --jobs 1 run stops: the same list for any --jobs.
+ */
+static void jobs_units(const struct jobs *js, const struct jobs_tally *t,
+		       struct check_suite_result *r)
+{
+	unsigned long cap = 0, stop = ULONG_MAX, next = 0;
+	struct check_unit *u;
+
+	for (unsigned int i = 0; i < js->n; i++) {
+		struct unit_rec rec;
+
+		rewind(js->units[i]);
+		while (fread(&rec, sizeof(rec), 1, js->units[i]) == 1) {
+			char *failure = rec.flen || rec.rlen ? dup_n(js->units[i], rec.flen) : NULL;
+			char *replay = rec.flen || rec.rlen ? dup_n(js->units[i], rec.rlen) : NULL;
+
+			if ((rec.flen || rec.rlen) && (!failure || !replay))
+				break;	/* cut short by a crash */
+			u = units_add(r, &cap);
+			if (!u)
+				return;
+			*u = (struct check_unit){
+				.index = rec.index, .executions = rec.executions, .seed = rec.seed,
+				.kind = rec.kind, .failure = failure, .replay = replay,
+			};
+			memcpy(u->scenario, rec.scenario, sizeof(u->scenario));
+			memcpy(u->mode, rec.mode, sizeof(u->mode));
+			u->scenario[sizeof(u->scenario) - 1] = u->mode[sizeof(u->mode) - 1] = '\0';
+			if (rec.index >= next)
+				next = rec.index + 1;
+		}
+	}
+	for (unsigned int i = 0; i < js->n; i++) {
+		const struct job *j = &js->j[i];
+		const struct dcsim_child *c = &js->kid[i];
+		char line[4096];
+
+		if (!job_crashed(js, j) || !(u = units_add(r, &cap)))
+			continue;
+		u->index = j->unit != ULONG_MAX ? j->unit : next;
+		u->kind = c->end == DCSIM_CHILD_HUNG ? CHECK_UNIT_HANG : CHECK_UNIT_CRASH;
+		if (js->bit == S_EXPLORE) {
+			snprintf(u->scenario, sizeof(u->scenario), "%s", c->where.scenario);
+			snprintf(u->mode, sizeof(u->mode), "%s", c->where.mode);
+		}
+		crash_line(js, j, line, sizeof(line));
+		u->failure = strdup(line);
+		jobs_replay(js, j, line, sizeof(line));
+		u->replay = strdup(line);
+	}
+	if (!r->nunits && (js->bit == S_STRESS || js->bit == S_MISUSE) && (u = units_add(r, &cap))) {
+		u->executions = t->runs;
+		u->seed = js->o->seed;
+		if (t->first) {
+			u->kind = CHECK_UNIT_CHECK;
+			u->failure = strdup(t->first->res.failure);
+			u->replay = strdup(r->replay);
+		}
+	}
+	qsort(r->units, r->nunits, sizeof(r->units[0]), unit_cmp);
+	for (unsigned long k = 0; k < r->nunits; k++)
+		if (r->units[k].kind != CHECK_UNIT_OK && r->units[k].index < stop)
+			stop = r->units[k].index;
+	while (r->nunits && r->units[r->nunits - 1].index > stop)
+		r->nunits--;
+}
+
+static const char *const unit_kinds[] = {
+	[CHECK_UNIT_OK] = NULL, [CHECK_UNIT_CHECK] = "check", [CHECK_UNIT_CRASH] = "crash",
+	[CHECK_UNIT_HANG] = "hang",
+};
+
+/* A JSON string, or null. */
+static void json_str_or_null(FILE *f, const char *s)
+{
+	if (s && *s)
+		check_json_str(f, s);
+	else
+		fputs("null", f);
+}
+
+void check_json_unit(FILE *f, const char *suite, const char *strategy, const struct check_unit *u)
+{
+	fputs("{\"suite\": ", f);
+	check_json_str(f, suite);
+	fputs(", \"strategy\": ", f);
+	check_json_str(f, strategy);
+	fprintf(f, ", \"index\": %lu, \"scenario\": ", u->index);
+	json_str_or_null(f, u->scenario);
+	fputs(", \"mode\": ", f);
+	json_str_or_null(f, u->mode);
+	/* A process that died mid-unit left neither its seed nor its count. */
+	if (u->kind == CHECK_UNIT_CRASH || u->kind == CHECK_UNIT_HANG)
+		fputs(", \"seed\": null, \"executions\": null", f);
+	else
+		fprintf(f, ", \"seed\": %" PRIu64 ", \"executions\": %lu", u->seed, u->executions);
+	fprintf(f, ", \"verdict\": \"%s\", \"kind\": ", u->kind == CHECK_UNIT_OK ? "ok" : "FAILED");
+	json_str_or_null(f, unit_kinds[u->kind]);
+	fputs(", \"failure\": ", f);
+	json_str_or_null(f, u->kind == CHECK_UNIT_OK ? NULL : u->failure);
+	fputs(", \"replay\": ", f);
+	json_str_or_null(f, u->kind == CHECK_UNIT_OK ? NULL : u->replay);
+	fputc('}', f);
+}
+
 /* Keep the suite's outcome for --json. */
 static void jobs_record(const struct jobs *js, const struct jobs_tally *t, const char *verdict)
 {
@@ -394,15 +605,26 @@ static void jobs_record(const struct jobs *js, const struct jobs_tally *t, const
 		if (t->first)
 			snprintf(r->failure, sizeof(r->failure), "%s", j->res.failure);
 		else
-			snprintf(r->failure, sizeof(r->failure), "%s: the process %s (%s)", js->suite,
-				 js->kid[j - js->j].end == DCSIM_CHILD_HUNG ? "hung" : "crashed",
-				 js->kid[j - js->j].signal ?
-				 strsignal(js->kid[j - js->j].signal) : "no result");
+			crash_line(js, j, r->failure, sizeof(r->failure));
 		jobs_replay(js, j, r->replay, sizeof(r->replay));
 	} else if (!strcmp(verdict, "FAILED")) {
 		snprintf(r->failure, sizeof(r->failure), "%s: HTM: no simulated transaction "
 			 "committed", js->suite);
 		jobs_replay(js, &js->j[0], r->replay, sizeof(r->replay));
+	}
+	jobs_units(js, t, r);
+	/*
+	 * The lowest failing unit is the suite's first failure: its own replay
+	 * (a diff trace's seed, not the suite's) is the more exact, and the one
+	 * --merge finds for the suite.
+	 */
+	if (r->nunits && r->units[r->nunits - 1].kind != CHECK_UNIT_OK) {
+		const struct check_unit *u = &r->units[r->nunits - 1];
+
+		if (u->failure)
+			snprintf(r->failure, sizeof(r->failure), "%s", u->failure);
+		if (u->replay)
+			snprintf(r->replay, sizeof(r->replay), "%s", u->replay);
 	}
 }
 
@@ -428,6 +650,10 @@ static void jobs_free(struct jobs *js)
 		munmap(js->pool, js->pool_len);
 	for (unsigned int i = 0; js->kid && i < js->n; i++)
 		dcsim_child_free(&js->kid[i]);
+	for (unsigned int i = 0; js->units && i < js->n; i++)
+		if (js->units[i])
+			fclose(js->units[i]);
+	free(js->units);
 	free(js->kid);
 	free(js->j);
 	free(job_args);

@@ -7,7 +7,11 @@
  * shard fails it (its failure and replay are the lowest shard's), and for
  * a strategy that uses HTM, diff and explore fail when no shard committed
  * a simulated transaction (the check a shard leaves to the merge).  The
- * coverage of the change is not merged (null): a shard's counts are its own.
+ * units (each shard's own) are put in index order per suite and cut after
+ * the lowest failing one, where an unsharded run stops: the unsharded
+ * run's list; that unit's failure and replay are the suite's, as in an
+ * unsharded run.  The coverage of the change is not merged (null): a
+ * shard's counts are its own.
  */
 
 #include <errno.h>
@@ -23,6 +27,7 @@
 
 struct merged {
 	const char *name;
+	json_t *units;			/* the shards' units of this suite */
 	unsigned long runs, commits;
 	unsigned int processes;
 	bool failed, error, seen;
@@ -70,6 +75,71 @@ static int merge_suites(const char *file, json_t *doc, struct merged *m)
 	return 0;
 }
 
+/* Add @doc's units to their suites in @m. */
+static int merge_units(const char *file, json_t *doc, struct merged *m)
+{
+	json_t *units = json_object_get(doc, "units"), *u;
+	size_t i;
+
+	if (!json_is_array(units))
+		return merge_error(file, "no \"units\" array");
+	json_array_foreach(units, i, u) {
+		const char *suite = json_string_value(json_object_get(u, "suite"));
+		int k = 0;
+
+		while (k < MERGE_SUITES && (!suite || !m[k].name || strcmp(m[k].name, suite)))
+			k++;
+		if (k == MERGE_SUITES || !json_is_integer(json_object_get(u, "index")))
+			return merge_error(file, "a unit without a suite of the file or an index");
+		if (!m[k].units)
+			m[k].units = json_array();
+		json_array_append(m[k].units, u);
+	}
+	return 0;
+}
+
+static int unit_index_cmp(const void *a, const void *b)
+{
+	json_int_t x = json_integer_value(json_object_get(*(json_t *const *)a, "index"));
+	json_int_t y = json_integer_value(json_object_get(*(json_t *const *)b, "index"));
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Suite @m's units into @out: in index order, up to the lowest failing
+ * one, whose failure and replay become the suite's.  Return: 0, or 2 when
+ * a unit came from two shards.
+ */
+static int merge_suite_units(struct merged *m, json_t *out)
+{
+	size_t n = json_array_size(m->units), keep = n;
+	json_t **v = calloc(n ? n : 1, sizeof(*v));
+
+	if (!v)
+		return CHECK_USAGE;
+	for (size_t i = 0; i < n; i++)
+		v[i] = json_array_get(m->units, i);
+	qsort(v, n, sizeof(*v), unit_index_cmp);
+	for (size_t i = 0; i < n; i++) {
+		const char *verdict = json_string_value(json_object_get(v[i], "verdict"));
+
+		if (i && !unit_index_cmp(&v[i - 1], &v[i])) {
+			free(v);
+			return merge_error(m->name, "a unit is in two shards");
+		}
+		if (keep == n && verdict && strcmp(verdict, "ok")) {
+			keep = i + 1;
+			m->failure = json_string_value(json_object_get(v[i], "failure"));
+			m->replay = json_string_value(json_object_get(v[i], "replay"));
+		}
+	}
+	for (size_t i = 0; i < keep; i++)
+		json_array_append(out, v[i]);
+	free(v);
+	return 0;
+}
+
 /* The shards, in index order, checked to be one run's.  Return: 0 or 2. */
 static int merge_load(char *const *files, unsigned int n, json_t **docs)
 {
@@ -107,7 +177,7 @@ static int merge_load(char *const *files, unsigned int n, json_t **docs)
 int check_merge(char *const *files, unsigned int n, const char *json)
 {
 	struct merged m[MERGE_SUITES] = { { 0 } };
-	json_t **docs = calloc(n, sizeof(*docs)), *out, *suites;
+	json_t **docs = calloc(n, sizeof(*docs)), *out, *suites, *units = NULL;
 	const char *strategy;
 	bool htm, failed = false, error = false;
 	int rc;
@@ -117,6 +187,12 @@ int check_merge(char *const *files, unsigned int n, const char *json)
 	rc = merge_load(files, n, docs);
 	for (unsigned int i = 0; !rc && i < n; i++)
 		rc = merge_suites(files[i], docs[i], m);
+	for (unsigned int i = 0; !rc && i < n; i++)
+		rc = merge_units(files[i], docs[i], m);
+	units = json_array();
+	for (int k = 0; !rc && k < MERGE_SUITES; k++)
+		if (m[k].units)
+			rc = merge_suite_units(&m[k], units);
 	if (rc)
 		goto out;
 	strategy = json_string_value(json_object_get(docs[0], "strategy"));
@@ -152,11 +228,11 @@ int check_merge(char *const *files, unsigned int n, const char *json)
 	rc = failed ? CHECK_FAILED : error ? CHECK_USAGE : CHECK_PASS;
 	fprintf(stderr, "dcsim-check: %s: %s (%u shards merged)\n", strategy ? strategy : "?",
 		failed ? "FAILED" : error ? "ERROR" : "all checks passed", n);
-	out = json_pack("{s:s, s:O, s:O, s:O, s:{s:i, s:i}, s:o, s:n, s:s, s:i}",
+	out = json_pack("{s:s, s:O, s:O, s:O, s:{s:i, s:i}, s:o, s:O, s:n, s:s, s:i}",
 		"tool", "dcsim-check", "strategy", json_object_get(docs[0], "strategy"),
 		"seed", json_object_get(docs[0], "seed"), "uses_htm",
 		json_object_get(docs[0], "uses_htm"), "shard", "index", 0, "count", 1,
-		"suites", suites, "coverage",
+		"suites", suites, "units", units, "coverage",
 		"verdict", failed ? "fail" : error ? "error" : "pass", "exit", rc);
 	if (json && (!out || json_dump_file(out, json, JSON_INDENT(1)))) {
 		fprintf(stderr, "dcsim-check: --json %s: cannot write it\n", json);
@@ -164,6 +240,9 @@ int check_merge(char *const *files, unsigned int n, const char *json)
 	}
 	json_decref(out);
 out:
+	json_decref(units);
+	for (int k = 0; k < MERGE_SUITES; k++)
+		json_decref(m[k].units);
 	for (unsigned int i = 0; i < n; i++)
 		json_decref(docs[i]);
 	free(docs);

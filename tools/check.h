@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include <dcsim/checker.h>
@@ -81,6 +82,17 @@ int check_cov_report(FILE *out, bool require, struct check_cov_total *tot, FILE 
 /* @s as a JSON string (control characters left out). */
 void check_json_str(FILE *f, const char *s);
 
+/* check-jobs.c: each unit's outcome (a trace, an exploration, a stress or misuse run). */
+enum check_unit_kind { CHECK_UNIT_OK, CHECK_UNIT_CHECK, CHECK_UNIT_CRASH, CHECK_UNIT_HANG };
+struct check_unit {
+	unsigned long index;		/* its number in the suite (what shards split) */
+	unsigned long executions;	/* explore: executions; diff: HTM configs; else runs */
+	uint64_t seed;			/* diff, explore: the trace's or exploration's */
+	enum check_unit_kind kind;	/* OK, or how it failed */
+	char scenario[160], mode[16];	/* explore only; "" otherwise */
+	char *failure, *replay;		/* when it failed (one line, the whole replay line) */
+};
+
 /* check-jobs.c: each suite's outcome, for --json. */
 struct check_suite_result {
 	const char *name;
@@ -89,7 +101,15 @@ struct check_suite_result {
 	unsigned int processes;
 	char failure[512];		/* the first failure, one line; "" if none */
 	char replay[4096];		/* its replay; "" if none */
+	/*
+	 * Its units in index order, up to the lowest failing one (what a
+	 * --jobs 1 run, which stops there, runs): all of them with --jobs N.
+	 */
+	struct check_unit *units;
+	unsigned long nunits;
 };
+/* @u of @suite as a --json unit object (docs/dcsim-check.schema.json). */
+void check_json_unit(FILE *f, const char *suite, const char *strategy, const struct check_unit *u);
 /* The suites run so far, in order; @n gets their count. */
 const struct check_suite_result *check_suite_results(unsigned int *n);
 

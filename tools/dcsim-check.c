@@ -674,7 +674,8 @@ static int cache_clean(void)
 
 /*
  * --json FILE: the verdict, the suites (each with its runs, first failure
- * and replay) and the coverage of the change, as docs/dcsim-check.schema.json
+ * and replay), their units (each trace, exploration, stress or misuse run,
+ * with its outcome) and the coverage of the change, as docs/dcsim-check.schema.json
  * describes; written to a temporary file renamed into place.
  */
 static FILE *json_open(const struct cli *c, char *tmp, size_t len)
@@ -717,6 +718,13 @@ static void json_head(FILE *f, const struct cli *c, const char *strategy, bool u
 		else
 			fputs("null", f);
 		fputc('}', f);
+	}
+	fputs("], \"units\": [", f);
+	for (unsigned int i = 0, first = 1; i < n; i++) {
+		for (unsigned long k = 0; k < r[i].nunits; k++, first = 0) {
+			fputs(first ? "\n" : ",\n", f);
+			check_json_unit(f, r[i].name, strategy, &r[i].units[k]);
+		}
 	}
 	fputs("], ", f);
 }

@@ -37,6 +37,8 @@ enum dcsim_checker_budget {
 	DCSIM_CHECKER_SOAK,	/* tens of minutes */
 };
 
+struct dcsim_checker_unit;
+
 struct dcsim_checker_opts {
 	enum dcsim_checker_budget budget;
 	uint64_t seed;			/* base seed of the suite */
@@ -91,6 +93,25 @@ struct dcsim_checker_opts {
 	struct dcsim_checker_where *where;
 	/* explore: steps of the interleaving a failure report prints; 0: the explorer's (80) */
 	unsigned long report_steps;
+	/*
+	 * diff and explore: called after each unit this process ran (a trace,
+	 * an exploration), in the order they ran, with what it found; NULL:
+	 * none.  dcsim-check --json lists the units from it.
+	 */
+	void (*unit_done)(void *arg, const struct dcsim_checker_unit *u);
+	void *unit_arg;
+};
+
+/* One unit's outcome, for dcsim_checker_opts.unit_done (valid during the call). */
+struct dcsim_checker_unit {
+	unsigned long index;		/* its number in the suite (what shards split) */
+	const char *scenario;		/* explore: "final-dputs/k61/off"; diff: NULL */
+	const char *mode;		/* explore: "random" or "pct"; diff: NULL */
+	uint64_t seed;			/* diff: the trace's; explore: the exploration's */
+	unsigned long executions;	/* explore: executions run; diff: HTM configs replayed */
+	bool failed;
+	const char *failure;		/* when failed: one line */
+	const char *replay;		/* when failed: the options that replay it, after the prefix */
 };
 
 struct dcsim_checker_where {

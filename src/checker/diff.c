@@ -625,6 +625,8 @@ int dcsim_checker_diff(const struct dcsim_dput_strategy *s, const struct dcsim_c
 	fprintf(progress_file(o), "dcsim-check: diff: %s: %lu traces of %u steps x %zu HTM configs, "
 		"seeds %" PRIu64 "..\n", s->name, n, steps, ncfg, o->seed);
 	for (unsigned long i = 0; i < n && !res->failures; i++) {
+		struct dcsim_checker_unit u = { .index = i };
+		char args[128];
 		struct trace t;
 
 		if (!dcsim_checker_in_shard(o, i))
@@ -634,13 +636,15 @@ int dcsim_checker_diff(const struct dcsim_dput_strategy *s, const struct dcsim_c
 			restore_policy();
 			return -ENOMEM;
 		}
+		u.seed = t.seed;
 		for (size_t k = 0; k < ncfg; k++) {
 			struct replay_ctx x;
-			char what[128], args[128];
+			char what[128];
 			size_t before = t.n;
 			bool ok;
 
 			res->runs++;
+			u.executions++;
 			ok = replay(&cfgs[k], &t, &x);
 			res->lock_acquisitions += x.lock_acq;
 			res->lock_trylocks += x.lock_try;
@@ -658,20 +662,25 @@ int dcsim_checker_diff(const struct dcsim_dput_strategy *s, const struct dcsim_c
 			shrink(&cfgs[k], &t, &x);
 			replay(&cfgs[k], &t, &x);
 			res->shrunk_steps = valid_steps(&t, t.n);
+			if (steps == DIFF_STEPS)
+				snprintf(args, sizeof(args), "--suites diff --seed %" PRIu64, t.seed);
+			else
+				snprintf(args, sizeof(args), "--suites diff --seed %" PRIu64
+					 " --diff-steps %u", t.seed, steps);
+			u.failed = true;
+			u.failure = res->failure;
+			u.replay = args;
 			if (!o->quiet) {
 				snprintf(what, sizeof(what), "diff, random trace seed %" PRIu64
 					 " shrunk from %zu to %zu steps", t.seed, before,
 					 res->shrunk_steps);
-				if (steps == DIFF_STEPS)
-					snprintf(args, sizeof(args), "--suites diff --seed %" PRIu64, t.seed);
-				else
-					snprintf(args, sizeof(args), "--suites diff --seed %" PRIu64
-						 " --diff-steps %u", t.seed, steps);
 				report_failure(o, &cfgs[k], &t, &x, what, args);
 			}
 			break;
 		}
 		free(t.s);
+		if (o->unit_done)
+			o->unit_done(o->unit_arg, &u);
 	}
 	restore_policy();
 	/*

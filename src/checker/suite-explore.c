@@ -132,7 +132,8 @@ int dcsim_checker_explore(const struct dcsim_dput_strategy *s, const struct dcsi
 			for (size_t m = 0; m < DCSIM_ARRAY_SIZE(modes) && !res->failures; m++) {
 				struct dcsim_explore_opts eo;
 				struct dcsim_explore_result r;
-				char pct[48], named[160];
+				struct dcsim_checker_unit u;
+				char pct[48], named[160], where_name[160], args[512];
 				int rc;
 
 				if (!wanted(o->scenarios, dcsim_dcache_scenario_name(scn)))
@@ -142,6 +143,9 @@ int dcsim_checker_explore(const struct dcsim_dput_strategy *s, const struct dcsi
 					continue;
 				if (!dcsim_checker_in_shard(o, unit++))
 					continue;
+				snprintf(where_name, sizeof(where_name), "%s/%s/%s",
+					 dcsim_dcache_scenario_name(scn), s->name,
+					 dcsim_explore_htm_name(htms[h]));
 				dcsim_explore_opts_init(&eo);
 				eo.mode = modes[m];
 				eo.seed = o->seed + (uint64_t)scn * 1000 + m * 100 + h;
@@ -162,9 +166,8 @@ int dcsim_checker_explore(const struct dcsim_dput_strategy *s, const struct dcsi
 					eo.scenario = named;
 				}
 				if (o->where) {
-					snprintf(o->where->scenario, sizeof(o->where->scenario),
-						 "%s/%s/%s", dcsim_dcache_scenario_name(scn), s->name,
-						 dcsim_explore_htm_name(htms[h]));
+					snprintf(o->where->scenario, sizeof(o->where->scenario), "%s",
+						 where_name);
 					snprintf(o->where->mode, sizeof(o->where->mode), "%s",
 						 dcsim_explore_mode_name(modes[m]));
 					eo.where = &o->where->exec;
@@ -183,6 +186,11 @@ int dcsim_checker_explore(const struct dcsim_dput_strategy *s, const struct dcsi
 				}
 				if (r.skipped)
 					continue;
+				u = (struct dcsim_checker_unit){
+					.index = unit - 1, .scenario = where_name, .mode =
+					dcsim_explore_mode_name(modes[m]), .seed = eo.seed,
+					.executions = r.executions,
+				};
 				res->runs++;
 				preemptions += r.preemptions;
 				cycles += r.lasso_tries;
@@ -197,8 +205,11 @@ int dcsim_checker_explore(const struct dcsim_dput_strategy *s, const struct dcsi
 					executions += r.executions;
 				if (scn == DCSIM_DSCN_FINAL_DPUTS || scn == DCSIM_DSCN_FINAL_DPUTS_COLD)
 					commits += r.htm_commits;
-				if (!rc)
+				if (!rc) {
+					if (o->unit_done)
+						o->unit_done(o->unit_arg, &u);
 					continue;
+				}
 				res->failures++;
 				res->failed_unit = unit - 1;
 				res->first_failure = executions + r.first_failure;
@@ -206,6 +217,26 @@ int dcsim_checker_explore(const struct dcsim_dput_strategy *s, const struct dcsi
 					 dcsim_dcache_scenario_name(scn), s->name, dcsim_explore_htm_name(htms[h]),
 					 r.failure) < 0)
 					res->failure[0] = '\0';
+				if (modes[m] == DCSIM_EXPLORE_PCT)
+					snprintf(pct, sizeof(pct), " --pct-steps %lu", r.failure_pct_steps);
+				else
+					pct[0] = '\0';
+				snprintf(args, sizeof(args), "--suites explore --scenario %s "
+					 "--explore-mode %s --execution-seed %#" PRIx64 "%s%s%s%s%s",
+					 where_name, dcsim_explore_mode_name(modes[m]), r.failure_seed, pct,
+					 /* dcsim-check's prefix has its own --sched */
+					 sched != DCSIM_EXPLORE_SCHED_FAIR && !o->replay_prefix ?
+					 " --sched " : "",
+					 sched != DCSIM_EXPLORE_SCHED_FAIR && !o->replay_prefix ?
+					 dcsim_explore_sched_name(sched) : "",
+					 r.failure_window[0] && !o->window_target ? " --window-target " : "",
+					 r.failure_window[0] && !o->window_target ? r.failure_window : "");
+				if (o->unit_done) {
+					u.failed = true;
+					u.failure = res->failure;
+					u.replay = args;
+					o->unit_done(o->unit_arg, &u);
+				}
 				if (o->quiet)
 					continue;
 				/* The scenario's report may end in a newline: one line here. */
@@ -216,22 +247,9 @@ int dcsim_checker_explore(const struct dcsim_dput_strategy *s, const struct dcsi
 					dcsim_dcache_scenario_name(scn), s->name, dcsim_explore_htm_name(htms[h]), dcsim_explore_mode_name(modes[m]),
 					r.first_failure, r.executions, r.failure,
 					out == stderr ? ", above" : "");
-				if (modes[m] == DCSIM_EXPLORE_PCT)
-					snprintf(pct, sizeof(pct), " --pct-steps %lu", r.failure_pct_steps);
-				else
-					pct[0] = '\0';
-				fprintf(out, "replay: %s%s --suites explore --scenario %s/%s/%s "
-					"--explore-mode %s --execution-seed %#" PRIx64 "%s%s%s%s%s\n",
+				fprintf(out, "replay: %s%s %s\n",
 					o->replay_prefix ? o->replay_prefix : "dcsim-check --strategy ",
-					o->replay_prefix ? "" : s->name,
-					dcsim_dcache_scenario_name(scn), s->name, dcsim_explore_htm_name(htms[h]),
-					dcsim_explore_mode_name(modes[m]), r.failure_seed, pct,
-					sched != DCSIM_EXPLORE_SCHED_FAIR && !o->replay_prefix ?
-					" --sched " : "",
-					sched != DCSIM_EXPLORE_SCHED_FAIR && !o->replay_prefix ?
-					dcsim_explore_sched_name(sched) : "",
-					r.failure_window[0] && !o->window_target ? " --window-target " : "",
-					r.failure_window[0] && !o->window_target ? r.failure_window : "");
+					o->replay_prefix ? "" : s->name, args);
 			}
 		}
 	}

@@ -65,6 +65,12 @@ vm = [(s["name"], s["verdict"]) for s in m["suites"]]
 assert (a["verdict"], va) == (m["verdict"], vm), (a["verdict"], va, m["verdict"], vm)
 if a["verdict"] == "pass":
     assert [s["runs"] for s in a["suites"]] == [s["runs"] for s in m["suites"]], "runs differ"
+# Each unit, in the same order, with the same outcome; the suites' first
+# failure and replay are that of the lowest failing unit, as unsharded.
+assert a["units"] == m["units"], "units differ: %d unsharded, %d merged" % (len(a["units"]), len(m["units"]))
+fa = [(s["failure"], s["replay"]) for s in a["suites"]]
+fm = [(s["failure"], s["replay"]) for s in m["suites"]]
+assert fa == fm, (fa, fm)
 EOF2
 	}
 	compare planted --load "$so" --strategy planted-nolru --suites diff,misuse
@@ -110,7 +116,10 @@ crash)
 		--json "$tmp/r.json"
 	python3 "$here/check-json.py" "$here/../../docs/dcsim-check.schema.json" "$tmp/r.json" \
 		verdict=fail exit=1 suite.explore.verdict=FAILED "suite.explore.replay~--execution-seed" \
-		suite.misuse.verdict=ok || fail "--json: not valid, or not what the run found"
+		suite.misuse.verdict=ok units.explore.last.kind=crash units.explore.last.seed=None \
+		"units.explore.last.replay~--execution-seed" \
+		units.explore.last.scenario=final-dputs/crash-overlap/off units.misuse.0.verdict=ok ||
+		fail "--json: not valid, or not what the run found"
 	run 0 "$tmp/j" --strategy fast --suites misuse --json "$tmp/p.json"
 	python3 "$here/check-json.py" "$here/../../docs/dcsim-check.schema.json" "$tmp/p.json" \
 		verdict=pass exit=0 coverage=None || fail "--json of a pass: not valid"
