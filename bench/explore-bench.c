@@ -196,7 +196,7 @@ int main(int argc, char **argv)
 	enum dcsim_explore_handoff hos[MAX_LIST];
 	const struct dcsim_dput_strategy *strats[MAX_LIST];
 	const char *json_path = NULL, *corpus = NULL;
-	enum dcsim_checker_budget budget = DCSIM_CHECKER_QUICK;
+	enum dcsim_checker_budget budget = DCSIM_BUDGET_QUICK;
 	unsigned long iters = 0, reps = 1;
 	bool progress = true;
 	int ns, nh, disagree = 0;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#ifndef DCSIM_CHECKER_H
-#define DCSIM_CHECKER_H
+#ifndef DCSIM_H_CHECKER
+#define DCSIM_H_CHECKER
 
 /*
  * The checkers as library code (instrumented build only): the suites that the
@@ -32,9 +32,9 @@
 #include <dcsim/strategy.h>
 
 enum dcsim_checker_budget {
-	DCSIM_CHECKER_QUICK,	/* seconds: what the test suite runs */
-	DCSIM_CHECKER_DEFAULT,
-	DCSIM_CHECKER_SOAK,	/* tens of minutes */
+	DCSIM_BUDGET_QUICK,	/* seconds: what the test suite runs */
+	DCSIM_BUDGET_DEFAULT,
+	DCSIM_BUDGET_SOAK,	/* tens of minutes */
 };
 
 struct dcsim_checker_unit;
@@ -244,4 +244,4 @@ DCSIM_API int dcsim_checker_misuse(const struct dcsim_dput_strategy *s,
 				 const struct dcsim_checker_opts *opts,
 				 struct dcsim_checker_result *res);
 
-#endif /* DCSIM_CHECKER_H */
+#endif /* DCSIM_H_CHECKER */

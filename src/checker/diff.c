@@ -615,7 +615,7 @@ int dcsim_checker_diff(const struct dcsim_dput_strategy *s, const struct dcsim_c
 	if (!res)
 		res = &local;
 	memset(res, 0, sizeof(*res));
-	if (!s || !o || (unsigned int)o->budget > DCSIM_CHECKER_SOAK)
+	if (!s || !o || (unsigned int)o->budget > DCSIM_BUDGET_SOAK)
 		return -EINVAL;
 	ncfg = configs(s, cfgs);
 	n = o->diff_traces ? o->diff_traces : ntraces[o->budget];

@@ -9,7 +9,7 @@
 void dcsim_checker_opts_init(struct dcsim_checker_opts *opts)
 {
 	memset(opts, 0, sizeof(*opts));
-	opts->budget = DCSIM_CHECKER_QUICK;
+	opts->budget = DCSIM_BUDGET_QUICK;
 	opts->seed = 20130930;
 }
 

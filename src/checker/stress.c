@@ -324,7 +324,7 @@ int dcsim_checker_stress(const struct dcsim_dput_strategy *s, unsigned int nthre
 	if (!res)
 		res = &local;
 	memset(res, 0, sizeof(*res));
-	if (!s || !o || nthreads > MAX_THREADS || (unsigned int)o->budget > DCSIM_CHECKER_SOAK)
+	if (!s || !o || nthreads > MAX_THREADS || (unsigned int)o->budget > DCSIM_BUDGET_SOAK)
 		return -EINVAL;
 	if (nthreads == 0) {
 		long ncpu = sysconf(_SC_NPROCESSORS_ONLN);

@@ -98,7 +98,7 @@ int dcsim_checker_explore(const struct dcsim_dput_strategy *s, const struct dcsi
 	memset(res, 0, sizeof(*res));
 	enum dcsim_explore_sched sched = DCSIM_EXPLORE_SCHED_FAIR;
 
-	if (!s || !o || (unsigned int)o->budget > DCSIM_CHECKER_SOAK ||
+	if (!s || !o || (unsigned int)o->budget > DCSIM_BUDGET_SOAK ||
 	    (o->explore_sched && dcsim_explore_sched_parse(o->explore_sched, &sched)))
 		return -EINVAL;
 	out = o->report ? o->report : stdout;

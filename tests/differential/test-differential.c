@@ -39,7 +39,7 @@ static void opts_from_env(struct dcsim_checker_opts *o)
 	const char *b = getenv("DCSIM_CHECKER_BUDGET");
 
 	dcsim_checker_opts_init(o);
-	o->budget = DCSIM_CHECKER_DEFAULT;
+	o->budget = DCSIM_BUDGET_DEFAULT;
 	if (b && *b && dcsim_checker_budget_parse(b, &o->budget))
 		fprintf(stderr, "DCSIM_CHECKER_BUDGET=%s: want quick, default or soak\n", b);
 	o->seed = dcsim_test_seed(20130930);
