@@ -75,10 +75,10 @@ static void exec_prepare(struct explorer *ex)
 	(void)splitmix64_next(&ex->wm_rng);
 	memset(&ex->uaf, 0, sizeof(ex->uaf));
 	ex->step = 0;
-	ex->nslog = 0;
-	ex->slog_first_changed = ULONG_MAX;
+	ex->slog.n = 0;
+	ex->slog.first_changed = ULONG_MAX;
 	names_exec_begin();
-	ex->ndec = 0;
+	ex->dec.n = 0;
 	ex->preempt = 0;
 	ex->failed = false;
 	ex->abandoned = false;
@@ -137,8 +137,8 @@ static uint64_t schedule_hash(struct explorer *ex, uint64_t h)
 {
 	if (!h)
 		h = 0xcbf29ce484222325ull;
-	for (size_t i = 0; i < ex->ndec; i++)
-		h = (h ^ (uint8_t)ex->dec[i]) * 0x100000001b3ull;
+	for (size_t i = 0; i < ex->dec.n; i++)
+		h = (h ^ (uint8_t)ex->dec.d[i]) * 0x100000001b3ull;
 	for (unsigned int i = 0; i < 64; i += 8)
 		h = (h ^ ((ex->step >> i) & 0xff)) * 0x100000001b3ull;
 	return h;
@@ -179,11 +179,11 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 	pthread_mutex_unlock(&ex->lock);
 
 	/* A schedule that cannot be read is an error: running without it would check less. */
-	if (parse_schedule(ex, opts->schedule)) {
+	if (parse_schedule(&ex->dec, opts->schedule)) {
 		fprintf(stderr, "dcsim-explore: schedule (DCSIM_EXPLORE_SCHEDULE) '%s': want "
 			"TID[*COUNT],... with TID 0..%d, COUNT >= 1, at most %lu decisions\n",
 			opts->schedule, DCSIM_EXPLORE_MAX_THREADS - 1, SCHEDULE_MAX);
-		ex->nforced = 0;
+		ex->dec.nforced = 0;
 		pthread_mutex_lock(&ex->lock);
 		ex->running = false;
 		pthread_mutex_unlock(&ex->lock);
@@ -197,7 +197,7 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 	if (ex->handoff != DCSIM_EXPLORE_HANDOFF_PTHREAD &&
 	    fiber_run_begin(ex, ex->handoff == DCSIM_EXPLORE_HANDOFF_FIBER))
 		ex->handoff = DCSIM_EXPLORE_HANDOFF_PTHREAD;
-	ex->slog_len_shown = ex->o.report_steps;
+	ex->slog.len_shown = ex->o.report_steps;
 	wd_set_limit(ex->o.watchdog_secs);
 	ex->pct_k = ex->o.pct_steps;
 	/* PCT's k: the longest execution seen so far, unless given. */

@@ -216,6 +216,29 @@ enum {
 	SL_NR
 };
 
+/*
+ * The schedule log (schedule-log.c): a ring of the most recent steps of
+ * one execution, and where a patch's changed lines first ran.
+ */
+struct ex_slog {
+	struct slog_ent ent[SLOG_MAX];
+	unsigned long n;		/* steps logged this execution (ent[n % SLOG_MAX] next) */
+	unsigned long first_changed;	/* index of the first changed-line step; ULONG_MAX: none */
+	unsigned long len_shown;	/* steps a report prints (DCSIM_EXPLORE_TRACE) */
+};
+
+/*
+ * The decisions of one execution (pick.c appends, schedule-log.c prints
+ * them as a schedule), and the forced schedule that overrides the first
+ * nforced of them (DCSIM_EXPLORE_SCHEDULE, parse_schedule()).
+ */
+struct ex_decisions {
+	int8_t *d;			/* the thread chosen at each decision */
+	size_t n, cap;
+	int8_t *forced;
+	size_t nforced;
+};
+
 struct dfs_node {
 	uint16_t enabled;	/* runnable threads at this decision */
 	uint16_t tried;		/* alternatives taken or ruled out */
@@ -272,16 +295,8 @@ struct explorer {
 	/* failure of the current execution */
 	bool failed, abandoned;
 	char msg[512];
-	/* interleaving */
-	struct slog_ent slog[SLOG_MAX];
-	unsigned long nslog;
-	unsigned long slog_first_changed;	/* index of the first changed-line step; ULONG_MAX: none */
-	unsigned long slog_len_shown;	/* steps a report prints (DCSIM_EXPLORE_TRACE) */
-	/* decisions taken this execution */
-	int8_t *dec;
-	size_t ndec, dec_cap;
-	int8_t *forced;
-	size_t nforced;
+	struct ex_slog slog;		/* schedule-log.c */
+	struct ex_decisions dec;	/* pick.c, schedule-log.c */
 	/* pct */
 	unsigned long pct_k;		/* step estimate; 0 until one execution ran */
 	unsigned long pct_k_used;
@@ -459,7 +474,7 @@ void names_exec_begin(void);
 bool dfs_next(struct explorer *ex);
 /* The longest forced schedule (decisions): far beyond any execution's length. */
 #define SCHEDULE_MAX	(1ul << 24)
-int parse_schedule(struct explorer *ex, const char *s);
+int parse_schedule(struct ex_decisions *dec, const char *s);
 int pick(struct explorer *ex, struct lthread *cur);
 
 /* pin.c: the calling thread on one CPU, and back (why: see pin.c). */
@@ -509,12 +524,13 @@ static inline bool strict_is_off(struct explorer *ex, unsigned int tid)
 	return ex->strict_off && (int)tid == ex->strict_victim;
 }
 
-/* schedule-log.c */
-void schedule_print(struct explorer *ex, FILE *f);
-void slog_add(struct explorer *ex, unsigned int tid, unsigned int acc, const volatile void *addr,
+/* schedule-log.c: sees the log and the decisions only */
+void schedule_print(const struct ex_decisions *dec, FILE *f);
+void slog_add(struct ex_slog *sl, unsigned int tid, unsigned int acc, const volatile void *addr,
 	      unsigned int size, const char *func, int line, bool txn);
-void slog_print(struct explorer *ex, FILE *f);
-void slog_print_thread(struct explorer *ex, FILE *f, int tid, unsigned long upto, unsigned int max);
+void slog_print(const struct ex_slog *sl, FILE *f);
+void slog_print_thread(const struct ex_slog *sl, FILE *f, int tid, unsigned long upto,
+		       unsigned int max);
 
 /* watchdog.c */
 void wd_phase(const char *phase);

@@ -59,7 +59,7 @@ static int pick_pct(struct explorer *ex, struct lthread *cur, uint32_t en)
 
 static int pick_dfs(struct explorer *ex, struct lthread *cur, uint32_t en)
 {
-	size_t di = ex->ndec;
+	size_t di = ex->dec.n;
 	int prev = cur ? (int)cur->id : CTL;
 	bool prev_runnable = cur && (en & (1u << cur->id));
 	struct dfs_node *nd;
@@ -134,12 +134,12 @@ int pick(struct explorer *ex, struct lthread *cur)
 	 * out of what lasso.c sees (a cycle it never ran in is not fair).
 	 */
 	parked = window_parked_mask(ex, en);
-	if (ex->ndec < ex->nforced) {
-		c = ex->forced[ex->ndec];
+	if (ex->dec.n < ex->dec.nforced) {
+		c = ex->dec.forced[ex->dec.n];
 		if (c < 0 || c >= (int)ex->pool->n || !(en & (1u << c))) {
 			fprintf(stderr, "dcsim-explore: '%s': forced schedule names thread %d at "
 				"decision %zu, which cannot run there; continuing with the lowest\n",
-				ex->sc->name, c, ex->ndec);
+				ex->sc->name, c, ex->dec.n);
 			c = lowest(en);
 		}
 	} else if (ex->strict_rescue >= 0 && (en & (1u << ex->strict_rescue))) {
@@ -165,23 +165,23 @@ int pick(struct explorer *ex, struct lthread *cur)
 		}
 	}
 	window_chosen(ex, c);
-	if (ex->ndec == ex->dec_cap) {
-		ex->dec_cap = ex->dec_cap ? 2 * ex->dec_cap : 4096;
-		ex->dec = xrealloc(ex->dec, ex->dec_cap);
+	if (ex->dec.n == ex->dec.cap) {
+		ex->dec.cap = ex->dec.cap ? 2 * ex->dec.cap : 4096;
+		ex->dec.d = xrealloc(ex->dec.d, ex->dec.cap);
 	}
-	ex->dec[ex->ndec++] = (int8_t)c;
+	ex->dec.d[ex->dec.n++] = (int8_t)c;
 	return c;
 }
 
 /*
- * "TID[*COUNT],..." into ex->forced.  Every number goes through the one
+ * "TID[*COUNT],..." into dec->forced.  Every number goes through the one
  * parser with its range, and the total is bounded before anything is
  * allocated: a COUNT near 2^64 must not wrap nforced + cnt into a tiny
  * buffer that memset() then overruns.  Return: 0 or -EINVAL.
  */
-int parse_schedule(struct explorer *ex, const char *s)
+int parse_schedule(struct ex_decisions *dec, const char *s)
 {
-	ex->nforced = 0;
+	dec->nforced = 0;
 	while (s && *s) {
 		size_t len = strcspn(s, ","), tlen = strcspn(s, "*,");
 		char tbuf[24], cbuf[24];
@@ -201,11 +201,11 @@ int parse_schedule(struct explorer *ex, const char *s)
 			if (dcsim_parse_u64(cbuf, 1, SCHEDULE_MAX, &cnt))
 				return -EINVAL;
 		}
-		if (cnt > SCHEDULE_MAX - ex->nforced)
+		if (cnt > SCHEDULE_MAX - dec->nforced)
 			return -EINVAL;
-		ex->forced = xrealloc(ex->forced, ex->nforced + cnt);
-		memset(ex->forced + ex->nforced, (int)tid, cnt);
-		ex->nforced += cnt;
+		dec->forced = xrealloc(dec->forced, dec->nforced + cnt);
+		memset(dec->forced + dec->nforced, (int)tid, cnt);
+		dec->nforced += cnt;
 		s += len;
 		/* "1,,2" and a trailing "," are errors, not empty entries. */
 		if (*s == ',' && !*++s)

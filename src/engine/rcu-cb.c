@@ -38,7 +38,7 @@ void defer_rcu(struct dcsim_rcu_head *head, dcsim_rcu_cb_t func)
 	if (!cb->obj)
 		cb->size = 0;
 	cb->queuer = lt ? (int)lt->id : CTL;
-	cb->q_slog = ex->nslog;
+	cb->q_slog = ex->slog.n;
 	for (unsigned int i = 0; ex->pool && i < ex->pool->n; i++) {
 		if (ex->pool->lt[i].rcu_depth) {
 			cb->readers |= 1u << i;
@@ -46,7 +46,7 @@ void defer_rcu(struct dcsim_rcu_head *head, dcsim_rcu_cb_t func)
 		}
 	}
 	if (lt)
-		slog_add(ex, lt->id, SL_CALL_RCU, head, 0, lt->last_func, lt->last_line, lt->txn.active);
+		slog_add(&ex->slog, lt->id, SL_CALL_RCU, head, 0, lt->last_func, lt->last_line, lt->txn.active);
 	pthread_mutex_unlock(&ex->lock);
 }
 

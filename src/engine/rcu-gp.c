@@ -88,10 +88,10 @@ void rcu_tick(struct explorer *ex, struct lthread *lt)
 			continue;
 		if (splitmix64_below(&ex->rcu_rng, 3))
 			continue;
-		cb->gp_slog = ex->nslog;
+		cb->gp_slog = ex->slog.n;
 		cb->gp_step = ex->step;
 		ex->rcu_cbs_run++;
-		slog_add(ex, lt->id, SL_RCU_CB, cb->obj ? (void *)cb->obj : (void *)cb->head, 0,
+		slog_add(&ex->slog, lt->id, SL_RCU_CB, cb->obj ? (void *)cb->obj : (void *)cb->head, 0,
 			  cb->obj ? "(grace period over: object poisoned)" : "(grace period over: callback)",
 			  0, false);
 		if (cb->obj) {
@@ -123,7 +123,7 @@ void uaf_check(struct explorer *ex, struct lthread *lt, unsigned int acc, const 
 		ex->uaf = (struct uaf_info){
 			.set = true, .queuer = cb->queuer, .accessor = (int)lt->id,
 			.q_slog = cb->q_slog, .gp_slog = cb->gp_slog,
-			.a_slog = ex->nslog ? ex->nslog - 1 : 0,
+			.a_slog = ex->slog.n ? ex->slog.n - 1 : 0,
 		};
 		char what[200];
 

@@ -33,11 +33,11 @@ void report_failure(struct explorer *ex, FILE *f)
 		if (ex->uaf.queuer >= 0) {
 			fprintf(f, "dcsim-explore:   freeing thread T%d, up to its call_rcu() "
 				"(step %lu):\n", ex->uaf.queuer, ex->uaf.q_slog);
-			slog_print_thread(ex, f, ex->uaf.queuer, ex->uaf.q_slog, 12);
+			slog_print_thread(&ex->slog, f, ex->uaf.queuer, ex->uaf.q_slog, 12);
 		}
 		fprintf(f, "dcsim-explore:   accessing thread T%d, up to the access "
 			"(grace period ended at step %lu):\n", ex->uaf.accessor, ex->uaf.gp_slog);
-		slog_print_thread(ex, f, ex->uaf.accessor, ex->uaf.a_slog, 16);
+		slog_print_thread(&ex->slog, f, ex->uaf.accessor, ex->uaf.a_slog, 16);
 	}
 	fprintf(f, "dcsim-explore:   replay: DCSIM_EXPLORE_SCENARIO='%s' DCSIM_EXPLORE_MODE=%s "
 		"DCSIM_EXPLORE_SEED=%#" PRIx64, ex->sc->name,
@@ -53,7 +53,7 @@ void report_failure(struct explorer *ex, FILE *f)
 	fputs(" <test binary>\n", f);
 	if (ex->o.mode == DCSIM_EXPLORE_DFS)
 		fputs("dcsim-explore:   (dfs: replay with the schedule below and the same seed)\n", f);
-	schedule_print(ex, f);
-	slog_print(ex, f);
+	schedule_print(&ex->dec, f);
+	slog_print(&ex->slog, f);
 	fflush(f);
 }

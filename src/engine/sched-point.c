@@ -110,7 +110,7 @@ void explore_schedule(struct explorer *ex, struct lthread *lt, enum dcsim_access
 	explore_wm_restore(lt);
 	flush_write(lt);
 	lasso_flush(lt);
-	slog_add(ex, lt->id, acc, addr, size, func, line, lt->txn.active);
+	slog_add(&ex->slog, lt->id, acc, addr, size, func, line, lt->txn.active);
 	if (acc == DCSIM_ACC_SPIN || acc == DCSIM_ACC_RESCHED)
 		lt->spin_on = lt->last_addr;
 	lt->last_acc = acc;

@@ -347,13 +347,13 @@ void strict_point(struct explorer *ex, struct lthread *lt, unsigned int acc)
 		ex->strict_off = true;
 		ex->strict_count++;
 		ex->strict_run = 0;
-		ex->strict_since = ex->nslog;
+		ex->strict_since = ex->slog.n;
 		ex->strict_func = v->last_func;
 		ex->strict_line = v->last_line;
 		/* The report tells what the preemptor waits on from here on. */
 		ex->pool->lt[ex->strict_by].spin_on = NULL;
 		ex->pool->lt[ex->strict_by].contended = NULL;
-		slog_add(ex, v->id, SL_PREEMPT, (const void *)(uintptr_t)ex->strict_by, 0,
+		slog_add(&ex->slog, v->id, SL_PREEMPT, (const void *)(uintptr_t)ex->strict_by, 0,
 			 "(off its CPU)", 0, false);
 	}
 }

@@ -99,7 +99,7 @@ void wm_load(struct explorer *ex, struct lthread *lt, unsigned int acc, uintptr_
 	lt->wm_paddr = (void *)addr;
 	lt->wm_psize = size;
 	ex->stale_loads++;
-	slog_add(ex, lt->id, SL_STALE, (const void *)addr, size, func, line, false);
+	slog_add(&ex->slog, lt->id, SL_STALE, (const void *)addr, size, func, line, false);
 	return;
 fresh:
 	wm_drop(lt, addr, size);
