@@ -69,11 +69,11 @@ static void exec_prepare(struct explorer *ex)
 	ex->rng = ex->exec_seed;
 	ex->inj_rng = ex->exec_seed ^ 0x6a09e667f3bcc909ull;
 	(void)splitmix64_next(&ex->inj_rng);
-	ex->rcu_rng = ex->exec_seed ^ 0xbb67ae8584caa73bull;
-	(void)splitmix64_next(&ex->rcu_rng);
+	ex->rcu.rng = ex->exec_seed ^ 0xbb67ae8584caa73bull;
+	(void)splitmix64_next(&ex->rcu.rng);
 	ex->wm_rng = ex->exec_seed ^ 0x3c6ef372fe94f82bull;
 	(void)splitmix64_next(&ex->wm_rng);
-	memset(&ex->uaf, 0, sizeof(ex->uaf));
+	memset(&ex->rcu.uaf, 0, sizeof(ex->rcu.uaf));
 	ex->step = 0;
 	ex->slog.n = 0;
 	ex->slog.first_changed = ULONG_MAX;
@@ -204,12 +204,12 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 	bool pct_adapt = !ex->pct_k;
 	ex->nnodes = ex->replay_len = 0;
 	ex->htm_commits = ex->htm_aborts = ex->htm_conflicts = ex->htm_capacity_aborts = 0;
-	ex->rcu_cbs_run = ex->stale_loads = 0;
+	ex->rcu.cbs_run = ex->stale_loads = 0;
 	ex->strict_count = 0;
 	lasso_run_begin();
 	window_run_begin();
 	lockdep_run_begin();
-	ex->ncbs = 0;
+	ex->rcu.n = 0;
 	max_iter = single ? 1 : ex->o.iterations;
 
 	dcsim_rcu_set_defer_hook(defer_rcu);
@@ -280,7 +280,7 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 			r.max_steps_seen = ex->step;
 		/* The check walks the cache: it must see freed objects as they were. */
 		pthread_mutex_lock(&ex->lock);
-		rcu_unpoison_all(ex);
+		rcu_unpoison_all(&ex->rcu);
 		pthread_mutex_unlock(&ex->lock);
 		wd_phase("check");
 		if (!ex->abandoned && sc->check)
@@ -359,7 +359,7 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 	r.htm_aborts = ex->htm_aborts;
 	r.htm_conflicts = ex->htm_conflicts;
 	r.htm_capacity_aborts = ex->htm_capacity_aborts;
-	r.rcu_callbacks = ex->rcu_cbs_run;
+	r.rcu_callbacks = ex->rcu.cbs_run;
 	r.stale_loads = ex->stale_loads;
 	r.preemptions = ex->strict_count;
 	lasso_counts(&r.lasso_tries, &r.lasso_demotions);

@@ -275,6 +275,20 @@ struct uaf_info {
 	unsigned long q_slog, gp_slog, a_slog;
 };
 
+/*
+ * The RCU model of one execution (rcu-cb.c queues, rcu-gp.c ends grace
+ * periods): the callbacks in call_rcu() order, under ex->lock; the first
+ * use after free; callbacks run; the stream of the seed that says when a
+ * ripe callback runs.
+ */
+struct ex_rcu {
+	struct rcu_cb *cbs;
+	size_t n, cap;
+	struct uaf_info uaf;
+	unsigned long cbs_run;
+	uint64_t rng;
+};
+
 struct explorer {
 	pthread_mutex_t lock;
 	pthread_cond_t ctl_cv;
@@ -306,12 +320,9 @@ struct explorer {
 	struct dfs_node *nodes;
 	size_t nnodes, nodes_cap, replay_len;
 	unsigned int preempt;
-	/* RCU callbacks of this execution, in call_rcu() order; under ex->lock */
-	struct rcu_cb *cbs;
-	size_t ncbs, cbs_cap;
-	struct uaf_info uaf;
+	struct ex_rcu rcu;		/* rcu-cb.c, rcu-gp.c */
 	unsigned long htm_commits, htm_aborts, htm_conflicts, htm_capacity_aborts;
-	unsigned long rcu_cbs_run, stale_loads;
+	unsigned long stale_loads;
 	/*
 	 * Strict priorities (strict.c): the one preemption of this execution,
 	 * planned from its own stream of the seed.  victim -1: none planned.
@@ -498,9 +509,9 @@ void drain_rcu(struct explorer *ex);
 void rcu_enter(struct lthread *lt);
 void rcu_exit(struct explorer *ex, struct lthread *lt, const char *func, int line);
 /* The callbacks' progress, for lasso.c's signature of the state. */
-uint64_t rcu_signature(struct explorer *ex);
+uint64_t rcu_signature(const struct ex_rcu *rcu, const struct explore_pool *pool);
 void rcu_tick(struct explorer *ex, struct lthread *lt);
-void rcu_unpoison_all(struct explorer *ex);
+void rcu_unpoison_all(struct ex_rcu *rcu);
 void uaf_check(struct explorer *ex, struct lthread *lt, unsigned int acc, const volatile void *addr,
 	       unsigned int size, const char *func, int line);
 

@@ -249,7 +249,7 @@ static uint64_t signature(struct explorer *ex)
 		h = mix(h, (uintptr_t)t->last_addr);
 		h = mix(h, t->progress);
 	}
-	return mix(h, rcu_signature(ex));
+	return mix(h, rcu_signature(&ex->rcu, ex->pool));
 }
 
 static void grow(size_t n)

@@ -29,15 +29,15 @@ void report_failure(struct explorer *ex, FILE *f)
 		dcsim_explore_sched_name(ex->o.sched));
 	fprintf(f, "dcsim-explore:   %s\n", ex->msg);
 	lockdep_report(f);
-	if (ex->uaf.set) {
-		if (ex->uaf.queuer >= 0) {
+	if (ex->rcu.uaf.set) {
+		if (ex->rcu.uaf.queuer >= 0) {
 			fprintf(f, "dcsim-explore:   freeing thread T%d, up to its call_rcu() "
-				"(step %lu):\n", ex->uaf.queuer, ex->uaf.q_slog);
-			slog_print_thread(&ex->slog, f, ex->uaf.queuer, ex->uaf.q_slog, 12);
+				"(step %lu):\n", ex->rcu.uaf.queuer, ex->rcu.uaf.q_slog);
+			slog_print_thread(&ex->slog, f, ex->rcu.uaf.queuer, ex->rcu.uaf.q_slog, 12);
 		}
 		fprintf(f, "dcsim-explore:   accessing thread T%d, up to the access "
-			"(grace period ended at step %lu):\n", ex->uaf.accessor, ex->uaf.gp_slog);
-		slog_print_thread(&ex->slog, f, ex->uaf.accessor, ex->uaf.a_slog, 16);
+			"(grace period ended at step %lu):\n", ex->rcu.uaf.accessor, ex->rcu.uaf.gp_slog);
+		slog_print_thread(&ex->slog, f, ex->rcu.uaf.accessor, ex->rcu.uaf.a_slog, 16);
 	}
 	fprintf(f, "dcsim-explore:   replay: DCSIM_EXPLORE_SCENARIO='%s' DCSIM_EXPLORE_MODE=%s "
 		"DCSIM_EXPLORE_SEED=%#" PRIx64, ex->sc->name,
