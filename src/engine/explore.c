@@ -67,8 +67,8 @@ static void exec_prepare(struct explorer *ex)
 	unsigned int perm[DCSIM_EXPLORE_MAX_THREADS];
 
 	ex->rng = ex->exec_seed;
-	ex->inj_rng = ex->exec_seed ^ 0x6a09e667f3bcc909ull;
-	(void)splitmix64_next(&ex->inj_rng);
+	ex->htm.inj_rng = ex->exec_seed ^ 0x6a09e667f3bcc909ull;
+	(void)splitmix64_next(&ex->htm.inj_rng);
 	ex->rcu.rng = ex->exec_seed ^ 0xbb67ae8584caa73bull;
 	(void)splitmix64_next(&ex->rcu.rng);
 	ex->wm_rng = ex->exec_seed ^ 0x3c6ef372fe94f82bull;
@@ -203,7 +203,7 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 	/* PCT's k: the longest execution seen so far, unless given. */
 	bool pct_adapt = !ex->pct_k;
 	ex->nnodes = ex->replay_len = 0;
-	ex->htm_commits = ex->htm_aborts = ex->htm_conflicts = ex->htm_capacity_aborts = 0;
+	ex->htm.commits = ex->htm.aborts = ex->htm.conflicts = ex->htm.capacity_aborts = 0;
 	ex->rcu.cbs_run = ex->stale_loads = 0;
 	ex->strict_count = 0;
 	lasso_run_begin();
@@ -355,10 +355,10 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 	sigaction(SIGABRT, &old_abrt, NULL);
 	sigaction(SIGILL, &old_ill, NULL);
 	dcsim_rcu_set_defer_hook(NULL);
-	r.htm_commits = ex->htm_commits;
-	r.htm_aborts = ex->htm_aborts;
-	r.htm_conflicts = ex->htm_conflicts;
-	r.htm_capacity_aborts = ex->htm_capacity_aborts;
+	r.htm_commits = ex->htm.commits;
+	r.htm_aborts = ex->htm.aborts;
+	r.htm_conflicts = ex->htm.conflicts;
+	r.htm_capacity_aborts = ex->htm.capacity_aborts;
 	r.rcu_callbacks = ex->rcu.cbs_run;
 	r.stale_loads = ex->stale_loads;
 	r.preemptions = ex->strict_count;

@@ -289,6 +289,16 @@ struct ex_rcu {
 	uint64_t rng;
 };
 
+/*
+ * The simulated transactions' side of one execution (htm-conflicts.c,
+ * htm-sim.c): what they did, for the result, and the stream of the seed
+ * that injects aborts.
+ */
+struct ex_htm {
+	unsigned long commits, aborts, conflicts, capacity_aborts;
+	uint64_t inj_rng;
+};
+
 struct explorer {
 	pthread_mutex_t lock;
 	pthread_cond_t ctl_cv;
@@ -304,7 +314,7 @@ struct explorer {
 	struct dcsim_explore_opts o;
 	unsigned long exec_no;		/* 1-based */
 	uint64_t exec_seed;
-	uint64_t rng, inj_rng, rcu_rng, wm_rng;
+	uint64_t rng, wm_rng;
 	unsigned long step;
 	/* failure of the current execution */
 	bool failed, abandoned;
@@ -321,7 +331,7 @@ struct explorer {
 	size_t nnodes, nodes_cap, replay_len;
 	unsigned int preempt;
 	struct ex_rcu rcu;		/* rcu-cb.c, rcu-gp.c */
-	unsigned long htm_commits, htm_aborts, htm_conflicts, htm_capacity_aborts;
+	struct ex_htm htm;		/* htm-conflicts.c, htm-sim.c */
 	unsigned long stale_loads;
 	/*
 	 * Strict priorities (strict.c): the one preemption of this execution,
@@ -576,7 +586,7 @@ bool explore_htm_on(struct explorer *ex);
 dcsim_htm_status_t explore_htm_inject(struct explorer *ex, struct lthread *lt, const char *where);
 void explore_slog_txn(struct explorer *ex, struct lthread *lt, enum dcsim_access acc,
 		      const volatile void *addr, unsigned int size, const char *func, int line);
-void explore_note_htm(struct explorer *ex, bool commit, dcsim_htm_status_t st);
+void explore_note_htm(struct ex_htm *htm, bool commit, dcsim_htm_status_t st);
 /* Conflict mode: transactions have schedule points inside. */
 bool explore_htm_conflict_mode(struct explorer *ex);
 /* Lines a transaction may track: the capacity option, or SIM_LINES_MAX. */
