@@ -71,8 +71,8 @@ static void exec_prepare(struct explorer *ex)
 	(void)splitmix64_next(&ex->htm.inj_rng);
 	ex->rcu.rng = ex->exec_seed ^ 0xbb67ae8584caa73bull;
 	(void)splitmix64_next(&ex->rcu.rng);
-	ex->wm_rng = ex->exec_seed ^ 0x3c6ef372fe94f82bull;
-	(void)splitmix64_next(&ex->wm_rng);
+	ex->wm.rng = ex->exec_seed ^ 0x3c6ef372fe94f82bull;
+	(void)splitmix64_next(&ex->wm.rng);
 	memset(&ex->rcu.uaf, 0, sizeof(ex->rcu.uaf));
 	ex->step = 0;
 	ex->slog.n = 0;
@@ -204,7 +204,7 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 	bool pct_adapt = !ex->pct_k;
 	ex->nnodes = ex->replay_len = 0;
 	ex->htm.commits = ex->htm.aborts = ex->htm.conflicts = ex->htm.capacity_aborts = 0;
-	ex->rcu.cbs_run = ex->stale_loads = 0;
+	ex->rcu.cbs_run = ex->wm.stale_loads = 0;
 	ex->strict_count = 0;
 	lasso_run_begin();
 	window_run_begin();
@@ -360,7 +360,7 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 	r.htm_conflicts = ex->htm.conflicts;
 	r.htm_capacity_aborts = ex->htm.capacity_aborts;
 	r.rcu_callbacks = ex->rcu.cbs_run;
-	r.stale_loads = ex->stale_loads;
+	r.stale_loads = ex->wm.stale_loads;
 	r.preemptions = ex->strict_count;
 	lasso_counts(&r.lasso_tries, &r.lasso_demotions);
 	window_run_end(ex, &r);

@@ -299,6 +299,15 @@ struct ex_htm {
 	uint64_t inj_rng;
 };
 
+/*
+ * Weak memory in one execution (weak-memory.c): the stream of the seed
+ * that says whether a load may return an older value, and how many did.
+ */
+struct ex_wm {
+	uint64_t rng;
+	unsigned long stale_loads;
+};
+
 struct explorer {
 	pthread_mutex_t lock;
 	pthread_cond_t ctl_cv;
@@ -314,7 +323,7 @@ struct explorer {
 	struct dcsim_explore_opts o;
 	unsigned long exec_no;		/* 1-based */
 	uint64_t exec_seed;
-	uint64_t rng, wm_rng;
+	uint64_t rng;
 	unsigned long step;
 	/* failure of the current execution */
 	bool failed, abandoned;
@@ -332,7 +341,7 @@ struct explorer {
 	unsigned int preempt;
 	struct ex_rcu rcu;		/* rcu-cb.c, rcu-gp.c */
 	struct ex_htm htm;		/* htm-conflicts.c, htm-sim.c */
-	unsigned long stale_loads;
+	struct ex_wm wm;		/* weak-memory.c */
 	/*
 	 * Strict priorities (strict.c): the one preemption of this execution,
 	 * planned from its own stream of the seed.  victim -1: none planned.
@@ -570,12 +579,12 @@ void window_run_begin(void);
 void window_run_end(struct explorer *ex, struct dcsim_explore_result *r);
 const char *window_target_name(struct explorer *ex, char *buf, size_t len);
 
-/* weak-memory.c */
+/* weak-memory.c: sees its own state, the log and the threads, not the explorer */
 void wm_clear(struct lthread *lt);
-void wm_load(struct explorer *ex, struct lthread *lt, unsigned int acc, uintptr_t addr,
-	     unsigned int size, const char *func, int line);
+void wm_load(struct ex_wm *wm, struct ex_slog *sl, struct lthread *lt, unsigned int acc,
+	     uintptr_t addr, unsigned int size, const char *func, int line);
 void wm_note_write(struct lthread *lt, uintptr_t addr, unsigned int size);
-bool wm_on(struct explorer *ex);
+bool wm_on(const struct dcsim_explore_opts *o);
 
 
 /* The engine, for htm-sim.c */

@@ -107,7 +107,7 @@ static inline uint64_t mix(uint64_t h, uint64_t v)
 void lasso_exec_begin(struct explorer *ex)
 {
 	lz.off = !ex->o.lasso_repeats || ex->o.mode == DCSIM_EXPLORE_DFS ||
-		 ex->o.htm != DCSIM_EXPLORE_HTM_OFF || wm_on(ex);
+		 ex->o.htm != DCSIM_EXPLORE_HTM_OFF || wm_on(&ex->o);
 	lz.gen++;
 	lz.mem = 0;
 	lz.nlocs = lz.nlocks = lz.nsigs = lz.tries = 0;
