@@ -205,7 +205,7 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 	ex->nnodes = ex->replay_len = 0;
 	ex->htm.commits = ex->htm.aborts = ex->htm.conflicts = ex->htm.capacity_aborts = 0;
 	ex->rcu.cbs_run = ex->wm.stale_loads = 0;
-	ex->strict_count = 0;
+	ex->strict.count = 0;
 	lasso_run_begin();
 	window_run_begin();
 	lockdep_run_begin();
@@ -361,7 +361,7 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 	r.htm_capacity_aborts = ex->htm.capacity_aborts;
 	r.rcu_callbacks = ex->rcu.cbs_run;
 	r.stale_loads = ex->wm.stale_loads;
-	r.preemptions = ex->strict_count;
+	r.preemptions = ex->strict.count;
 	lasso_counts(&r.lasso_tries, &r.lasso_demotions);
 	window_run_end(ex, &r);
 	lockdep_counts(&r);

@@ -308,6 +308,24 @@ struct ex_wm {
 	unsigned long stale_loads;
 };
 
+/*
+ * Strict priorities (strict.c): the one preemption of an execution,
+ * planned from its own stream of the seed.  victim -1: none planned.
+ */
+struct ex_strict {
+	uint64_t rng;
+	int victim, by;
+	unsigned long at;		/* first step at which it may happen */
+	bool off;			/* the victim is off its CPU now */
+	bool over;			/* it happened and ended */
+	unsigned long since;		/* schedule log index when it happened */
+	unsigned long run;		/* the preemptor's points since, without a yield */
+	const char *func;		/* where the victim stopped */
+	int line;
+	unsigned long count;		/* preemptions, all executions */
+	int rescue;			/* a thread the next pick must run, or -1 */
+};
+
 struct explorer {
 	pthread_mutex_t lock;
 	pthread_cond_t ctl_cv;
@@ -342,21 +360,7 @@ struct explorer {
 	struct ex_rcu rcu;		/* rcu-cb.c, rcu-gp.c */
 	struct ex_htm htm;		/* htm-conflicts.c, htm-sim.c */
 	struct ex_wm wm;		/* weak-memory.c */
-	/*
-	 * Strict priorities (strict.c): the one preemption of this execution,
-	 * planned from its own stream of the seed.  victim -1: none planned.
-	 */
-	uint64_t strict_rng;
-	int strict_victim, strict_by;
-	unsigned long strict_at;	/* first step at which it may happen */
-	bool strict_off;		/* the victim is off its CPU now */
-	bool strict_over;		/* it happened and ended */
-	unsigned long strict_since;	/* schedule log index when it happened */
-	unsigned long strict_run;	/* the preemptor's points since, without a yield */
-	const char *strict_func;	/* where the victim stopped */
-	int strict_line;
-	unsigned long strict_count;	/* preemptions, all executions */
-	int strict_rescue;		/* a thread the next pick must run, or -1 */
+	struct ex_strict strict;	/* strict.c */
 };
 
 /*
@@ -549,9 +553,9 @@ void strict_exit(struct explorer *ex, struct lthread *lt);
 /* ex->lock held: nobody can run.  Fails the execution if a victim is off its CPU. */
 bool strict_stuck(struct explorer *ex, struct lthread *lt);
 /* ex->lock held: the victim of the current preemption, to leave out of the pick. */
-static inline bool strict_is_off(struct explorer *ex, unsigned int tid)
+static inline bool strict_is_off(const struct ex_strict *st, unsigned int tid)
 {
-	return ex->strict_off && (int)tid == ex->strict_victim;
+	return st->off && (int)tid == st->victim;
 }
 
 /* schedule-log.c: sees the log and the decisions only */

@@ -243,7 +243,7 @@ static uint64_t signature(struct explorer *ex)
 
 		h = mix(h, (uint64_t)t->state | (uint64_t)t->last_acc << 8 |
 			   (uint64_t)t->spun << 16 | (uint64_t)t->foreign_write << 17 |
-			   (uint64_t)t->pending_write << 18 | (uint64_t)strict_is_off(ex, i) << 19 |
+			   (uint64_t)t->pending_write << 18 | (uint64_t)strict_is_off(&ex->strict, i) << 19 |
 			   (uint64_t)t->rcu_depth << 24 | (uint64_t)(uint32_t)t->last_line << 32);
 		h = mix(h, (uintptr_t)t->last_func);
 		h = mix(h, (uintptr_t)t->last_addr);
@@ -424,7 +424,7 @@ int lasso_point(struct explorer *ex, uint32_t en)
 	}
 	prev = seen(sig, d);
 	/* A victim of strict priorities is off its CPU: strict.c reports that. */
-	if (prev < 0 || ex->strict_off)
+	if (prev < 0 || ex->strict.off)
 		return -1;
 	if (starved(ex, (size_t)prev, d, &ran)) {
 		if (ex->o.mode == DCSIM_EXPLORE_PCT)

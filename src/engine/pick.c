@@ -21,7 +21,7 @@ static uint32_t runnable_mask(struct explorer *ex)
 	uint32_t m = 0;
 
 	for (unsigned int i = 0; i < ex->pool->n; i++)
-		if (ex->pool->lt[i].state == LT_RUNNABLE && !strict_is_off(ex, i))
+		if (ex->pool->lt[i].state == LT_RUNNABLE && !strict_is_off(&ex->strict, i))
 			m |= 1u << i;
 	return m;
 }
@@ -142,10 +142,10 @@ int pick(struct explorer *ex, struct lthread *cur)
 				ex->sc->name, c, ex->dec.n);
 			c = lowest(en);
 		}
-	} else if (ex->strict_rescue >= 0 && (en & (1u << ex->strict_rescue))) {
+	} else if (ex->strict.rescue >= 0 && (en & (1u << ex->strict.rescue))) {
 		/* strict.c: a thread on a CPU of its own that the mode starved. */
-		c = ex->strict_rescue;
-		ex->strict_rescue = -1;
+		c = ex->strict.rescue;
+		ex->strict.rescue = -1;
 	} else if (again >= 0) {
 		c = again;
 	} else {
