@@ -79,13 +79,13 @@ static void exec_prepare(struct explorer *ex)
 	ex->slog.first_changed = ULONG_MAX;
 	names_exec_begin();
 	ex->dec.n = 0;
-	ex->preempt = 0;
+	ex->dfs.preempt = 0;
 	ex->failed = false;
 	ex->abandoned = false;
 	ex->exec_done = false;
 	ex->msg[0] = '\0';
 	if (ex->o.mode == DCSIM_EXPLORE_DFS)
-		ex->nnodes = ex->replay_len;
+		ex->dfs.n = ex->dfs.replay_len;
 
 	/* PCT: a random permutation of priorities d..d+n-1, d-1 change points in 1..k. */
 	for (unsigned int i = 0; i < n; i++)
@@ -96,15 +96,15 @@ static void exec_prepare(struct explorer *ex)
 		perm[i - 1] = perm[j];
 		perm[j] = t;
 	}
-	ex->nchange = ex->o.pct_depth ? ex->o.pct_depth - 1 : 0;
-	ex->pct_k_used = ex->pct_k ? ex->pct_k : 32;
-	for (unsigned int i = 0; i < ex->nchange; i++)
-		ex->change[i] = 1 + splitmix64_below(&ex->rng, ex->pct_k_used);
+	ex->pct.nchange = ex->o.pct_depth ? ex->o.pct_depth - 1 : 0;
+	ex->pct.k_used = ex->pct.k ? ex->pct.k : 32;
+	for (unsigned int i = 0; i < ex->pct.nchange; i++)
+		ex->pct.change[i] = 1 + splitmix64_below(&ex->rng, ex->pct.k_used);
 	if (ex->o.where) {
 		/* Plain stores: read by another process only after this one died. */
 		ex->o.where->exec_seed = ex->exec_seed;
 		ex->o.where->exec_no = ex->exec_no;
-		ex->o.where->pct_steps = ex->pct_k_used;
+		ex->o.where->pct_steps = ex->pct.k_used;
 	}
 
 	for (unsigned int i = 0; i < n; i++) {
@@ -199,10 +199,10 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 		ex->handoff = DCSIM_EXPLORE_HANDOFF_PTHREAD;
 	ex->slog.len_shown = ex->o.report_steps;
 	wd_set_limit(ex->o.watchdog_secs);
-	ex->pct_k = ex->o.pct_steps;
+	ex->pct.k = ex->o.pct_steps;
 	/* PCT's k: the longest execution seen so far, unless given. */
-	bool pct_adapt = !ex->pct_k;
-	ex->nnodes = ex->replay_len = 0;
+	bool pct_adapt = !ex->pct.k;
+	ex->dfs.n = ex->dfs.replay_len = 0;
 	ex->htm.commits = ex->htm.aborts = ex->htm.conflicts = ex->htm.capacity_aborts = 0;
 	ex->rcu.cbs_run = ex->wm.stale_loads = 0;
 	ex->strict.count = 0;
@@ -324,7 +324,7 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 			if (!r.failures) {
 				r.first_failure = ex->exec_no;
 				r.failure_seed = ex->exec_seed;
-				r.failure_pct_steps = ex->pct_k_used;
+				r.failure_pct_steps = ex->pct.k_used;
 				window_target_name(ex, r.failure_window, sizeof(r.failure_window));
 				snprintf(r.failure, sizeof(r.failure), "%s", ex->msg);
 			}
@@ -335,8 +335,9 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 				break;
 		}
 		if (pct_adapt)
-			ex->pct_k = r.max_steps_seen;
-		if (ex->o.mode == DCSIM_EXPLORE_DFS && !single && !dfs_next(ex)) {
+			ex->pct.k = r.max_steps_seen;
+		if (ex->o.mode == DCSIM_EXPLORE_DFS && !single &&
+		    !dfs_next(&ex->dfs, ex->o.preemption_bound)) {
 			r.exhausted = true;
 			break;
 		}

@@ -326,6 +326,28 @@ struct ex_strict {
 	int rescue;			/* a thread the next pick must run, or -1 */
 };
 
+/*
+ * PCT (pick.c): the step estimate k and, for this execution, the steps at
+ * which the running thread drops below everyone (explore.c draws them).
+ */
+struct ex_pct {
+	unsigned long k;		/* step estimate; 0 until one execution ran */
+	unsigned long k_used;
+	unsigned long change[PCT_MAX_DEPTH];
+	unsigned int nchange;
+};
+
+/*
+ * Bounded-preemption DFS (dfs.c): the decisions of the current execution
+ * as tree nodes, the first replay_len of them replayed, and the
+ * preemptions taken so far in this execution.
+ */
+struct ex_dfs {
+	struct dfs_node *nodes;
+	size_t n, cap, replay_len;
+	unsigned int preempt;
+};
+
 struct explorer {
 	pthread_mutex_t lock;
 	pthread_cond_t ctl_cv;
@@ -348,15 +370,8 @@ struct explorer {
 	char msg[512];
 	struct ex_slog slog;		/* schedule-log.c */
 	struct ex_decisions dec;	/* pick.c, schedule-log.c */
-	/* pct */
-	unsigned long pct_k;		/* step estimate; 0 until one execution ran */
-	unsigned long pct_k_used;
-	unsigned long change[PCT_MAX_DEPTH];
-	unsigned int nchange;
-	/* dfs */
-	struct dfs_node *nodes;
-	size_t nnodes, nodes_cap, replay_len;
-	unsigned int preempt;
+	struct ex_pct pct;		/* explore.c plans, pick.c follows */
+	struct ex_dfs dfs;		/* dfs.c */
 	struct ex_rcu rcu;		/* rcu-cb.c, rcu-gp.c */
 	struct ex_htm htm;		/* htm-conflicts.c, htm-sim.c */
 	struct ex_wm wm;		/* weak-memory.c */
@@ -504,8 +519,12 @@ void names_exec_begin(void);
 
 /* opts.c */
 
+/* dfs.c: sees the tree only */
+int dfs_pick(struct ex_dfs *dfs, size_t di, const char *sc_name, const struct lthread *cur,
+	     uint32_t en);
+bool dfs_next(struct ex_dfs *dfs, unsigned int bound);
+
 /* pick.c */
-bool dfs_next(struct explorer *ex);
 /* The longest forced schedule (decisions): far beyond any execution's length. */
 #define SCHEDULE_MAX	(1ul << 24)
 int parse_schedule(struct ex_decisions *dec, const char *s);

@@ -20,7 +20,7 @@ void report_failure(struct explorer *ex, FILE *f)
 	fprintf(f, "dcsim-explore: FAILED scenario '%s', execution %lu, mode %s",
 		ex->sc->name, ex->exec_no, dcsim_explore_mode_name(ex->o.mode));
 	if (ex->o.mode == DCSIM_EXPLORE_PCT)
-		fprintf(f, " (depth %u, step estimate %lu)", ex->o.pct_depth, ex->pct_k_used);
+		fprintf(f, " (depth %u, step estimate %lu)", ex->o.pct_depth, ex->pct.k_used);
 	if (ex->o.mode == DCSIM_EXPLORE_DFS)
 		fprintf(f, " (preemption bound %u)", ex->o.preemption_bound);
 	fprintf(f, ", %u threads, htm %s, memory %s, sched %s\n", ex->sc->nthreads,
@@ -45,7 +45,7 @@ void report_failure(struct explorer *ex, FILE *f)
 	if (ex->o.memory == DCSIM_EXPLORE_MEM_RELAXED_RMW)
 		fputs(" DCSIM_EXPLORE_MEMORY=relaxed-rmw", f);
 	if (ex->o.mode == DCSIM_EXPLORE_PCT)
-		fprintf(f, " DCSIM_EXPLORE_PCT_STEPS=%lu", ex->pct_k_used);
+		fprintf(f, " DCSIM_EXPLORE_PCT_STEPS=%lu", ex->pct.k_used);
 	if (ex->o.sched != DCSIM_EXPLORE_SCHED_FAIR)
 		fprintf(f, " DCSIM_EXPLORE_SCHED=%s", dcsim_explore_sched_name(ex->o.sched));
 	if (*window_target_name(ex, target, sizeof(target)))
