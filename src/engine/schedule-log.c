@@ -76,7 +76,8 @@ void slog_add(struct ex_slog *sl, unsigned int tid, unsigned int acc, const vola
 	}
 }
 
-static void slog_print_one(const struct ex_slog *sl, FILE *f, unsigned long i, const struct slog_ent *e);
+static void slog_print_one(const struct ex_slog *sl, FILE *f, unsigned long i,
+			   const struct slog_ent *e);
 
 void slog_print(const struct ex_slog *sl, FILE *f)
 {
@@ -110,7 +111,8 @@ void slog_print(const struct ex_slog *sl, FILE *f)
 	}
 }
 
-static void slog_print_one(const struct ex_slog *sl, FILE *f, unsigned long i, const struct slog_ent *e)
+static void slog_print_one(const struct ex_slog *sl, FILE *f, unsigned long i,
+			   const struct slog_ent *e)
 {
 	if (e->acc == SL_HTM_ABORT) {
 		fprintf(f, "    %6lu  T%u  htm abort (%s), status %#" PRIx64 "\n",
@@ -124,7 +126,8 @@ static void slog_print_one(const struct ex_slog *sl, FILE *f, unsigned long i, c
 	}
 	fprintf(f, "    %6lu  T%u%s%s %-11s %s:%d", i, e->tid, e->txn ? "*" : " ",
 		/* The mark's column only where a patch's changed line ran. */
-		e->changed ? ">" : sl->first_changed != ULONG_MAX ? " " : "", acc_names[e->acc], e->func ? e->func : "?", e->line);
+		e->changed ? ">" : sl->first_changed != ULONG_MAX ? " " : "", acc_names[e->acc],
+		e->func ? e->func : "?", e->line);
 	if (e->caller)
 		fprintf(f, " <- %s:%d", e->caller, e->caller_line);
 	if (e->addr) {
