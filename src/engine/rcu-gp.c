@@ -14,8 +14,12 @@
 
 /* ---- RCU: read-side sections, grace periods, poisoned objects ---- */
 
-/* ex->lock held.  Has every reader of @cb left the section it was in? */
-static bool cb_ripe(const struct explore_pool *pool, const struct rcu_cb *cb)
+/*
+ * ex->lock held.  Has every reader of @cb left the section it was in?
+ * Inline: rcu_signature() asks at every decision, and a call in its loop
+ * would make it save registers even when no callback is queued.
+ */
+static inline __attribute__((always_inline)) bool cb_ripe(const struct explore_pool *pool, const struct rcu_cb *cb)
 {
 	for (unsigned int i = 0; i < DCSIM_EXPLORE_MAX_THREADS; i++) {
 		const struct lthread *t;
