@@ -67,25 +67,25 @@ static void exec_prepare(struct explorer *ex)
 	unsigned int perm[DCSIM_EXPLORE_MAX_THREADS];
 
 	ex->rng = ex->exec_seed;
-	ex->inj_rng = ex->exec_seed ^ 0x6a09e667f3bcc909ull;
-	(void)splitmix64_next(&ex->inj_rng);
-	ex->rcu_rng = ex->exec_seed ^ 0xbb67ae8584caa73bull;
-	(void)splitmix64_next(&ex->rcu_rng);
-	ex->wm_rng = ex->exec_seed ^ 0x3c6ef372fe94f82bull;
-	(void)splitmix64_next(&ex->wm_rng);
-	memset(&ex->uaf, 0, sizeof(ex->uaf));
+	ex->htm.inj_rng = ex->exec_seed ^ 0x6a09e667f3bcc909ull;
+	(void)splitmix64_next(&ex->htm.inj_rng);
+	ex->rcu.rng = ex->exec_seed ^ 0xbb67ae8584caa73bull;
+	(void)splitmix64_next(&ex->rcu.rng);
+	ex->wm.rng = ex->exec_seed ^ 0x3c6ef372fe94f82bull;
+	(void)splitmix64_next(&ex->wm.rng);
+	memset(&ex->rcu.uaf, 0, sizeof(ex->rcu.uaf));
 	ex->step = 0;
-	ex->nslog = 0;
-	ex->slog_first_changed = ULONG_MAX;
+	ex->slog.n = 0;
+	ex->slog.first_changed = ULONG_MAX;
 	names_exec_begin();
-	ex->ndec = 0;
-	ex->preempt = 0;
+	ex->dec.n = 0;
+	ex->dfs.preempt = 0;
 	ex->failed = false;
 	ex->abandoned = false;
 	ex->exec_done = false;
 	ex->msg[0] = '\0';
 	if (ex->o.mode == DCSIM_EXPLORE_DFS)
-		ex->nnodes = ex->replay_len;
+		ex->dfs.n = ex->dfs.replay_len;
 
 	/* PCT: a random permutation of priorities d..d+n-1, d-1 change points in 1..k. */
 	for (unsigned int i = 0; i < n; i++)
@@ -96,15 +96,15 @@ static void exec_prepare(struct explorer *ex)
 		perm[i - 1] = perm[j];
 		perm[j] = t;
 	}
-	ex->nchange = ex->o.pct_depth ? ex->o.pct_depth - 1 : 0;
-	ex->pct_k_used = ex->pct_k ? ex->pct_k : 32;
-	for (unsigned int i = 0; i < ex->nchange; i++)
-		ex->change[i] = 1 + splitmix64_below(&ex->rng, ex->pct_k_used);
+	ex->pct.nchange = ex->o.pct_depth ? ex->o.pct_depth - 1 : 0;
+	ex->pct.k_used = ex->pct.k ? ex->pct.k : 32;
+	for (unsigned int i = 0; i < ex->pct.nchange; i++)
+		ex->pct.change[i] = 1 + splitmix64_below(&ex->rng, ex->pct.k_used);
 	if (ex->o.where) {
 		/* Plain stores: read by another process only after this one died. */
 		ex->o.where->exec_seed = ex->exec_seed;
 		ex->o.where->exec_no = ex->exec_no;
-		ex->o.where->pct_steps = ex->pct_k_used;
+		ex->o.where->pct_steps = ex->pct.k_used;
 	}
 
 	for (unsigned int i = 0; i < n; i++) {
@@ -137,8 +137,8 @@ static uint64_t schedule_hash(struct explorer *ex, uint64_t h)
 {
 	if (!h)
 		h = 0xcbf29ce484222325ull;
-	for (size_t i = 0; i < ex->ndec; i++)
-		h = (h ^ (uint8_t)ex->dec[i]) * 0x100000001b3ull;
+	for (size_t i = 0; i < ex->dec.n; i++)
+		h = (h ^ (uint8_t)ex->dec.d[i]) * 0x100000001b3ull;
 	for (unsigned int i = 0; i < 64; i += 8)
 		h = (h ^ ((ex->step >> i) & 0xff)) * 0x100000001b3ull;
 	return h;
@@ -179,11 +179,11 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 	pthread_mutex_unlock(&ex->lock);
 
 	/* A schedule that cannot be read is an error: running without it would check less. */
-	if (parse_schedule(ex, opts->schedule)) {
+	if (parse_schedule(&ex->dec, opts->schedule)) {
 		fprintf(stderr, "dcsim-explore: schedule (DCSIM_EXPLORE_SCHEDULE) '%s': want "
 			"TID[*COUNT],... with TID 0..%d, COUNT >= 1, at most %lu decisions\n",
 			opts->schedule, DCSIM_EXPLORE_MAX_THREADS - 1, SCHEDULE_MAX);
-		ex->nforced = 0;
+		ex->dec.nforced = 0;
 		pthread_mutex_lock(&ex->lock);
 		ex->running = false;
 		pthread_mutex_unlock(&ex->lock);
@@ -197,19 +197,19 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 	if (ex->handoff != DCSIM_EXPLORE_HANDOFF_PTHREAD &&
 	    fiber_run_begin(ex, ex->handoff == DCSIM_EXPLORE_HANDOFF_FIBER))
 		ex->handoff = DCSIM_EXPLORE_HANDOFF_PTHREAD;
-	ex->slog_len_shown = ex->o.report_steps;
+	ex->slog.len_shown = ex->o.report_steps;
 	wd_set_limit(ex->o.watchdog_secs);
-	ex->pct_k = ex->o.pct_steps;
+	ex->pct.k = ex->o.pct_steps;
 	/* PCT's k: the longest execution seen so far, unless given. */
-	bool pct_adapt = !ex->pct_k;
-	ex->nnodes = ex->replay_len = 0;
-	ex->htm_commits = ex->htm_aborts = ex->htm_conflicts = ex->htm_capacity_aborts = 0;
-	ex->rcu_cbs_run = ex->stale_loads = 0;
-	ex->strict_count = 0;
+	bool pct_adapt = !ex->pct.k;
+	ex->dfs.n = ex->dfs.replay_len = 0;
+	ex->htm.commits = ex->htm.aborts = ex->htm.conflicts = ex->htm.capacity_aborts = 0;
+	ex->rcu.cbs_run = ex->wm.stale_loads = 0;
+	ex->strict.count = 0;
 	lasso_run_begin();
 	window_run_begin();
 	lockdep_run_begin();
-	ex->ncbs = 0;
+	ex->rcu.n = 0;
 	max_iter = single ? 1 : ex->o.iterations;
 
 	dcsim_rcu_set_defer_hook(defer_rcu);
@@ -280,7 +280,7 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 			r.max_steps_seen = ex->step;
 		/* The check walks the cache: it must see freed objects as they were. */
 		pthread_mutex_lock(&ex->lock);
-		rcu_unpoison_all(ex);
+		rcu_unpoison_all(&ex->rcu);
 		pthread_mutex_unlock(&ex->lock);
 		wd_phase("check");
 		if (!ex->abandoned && sc->check)
@@ -324,7 +324,7 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 			if (!r.failures) {
 				r.first_failure = ex->exec_no;
 				r.failure_seed = ex->exec_seed;
-				r.failure_pct_steps = ex->pct_k_used;
+				r.failure_pct_steps = ex->pct.k_used;
 				window_target_name(ex, r.failure_window, sizeof(r.failure_window));
 				snprintf(r.failure, sizeof(r.failure), "%s", ex->msg);
 			}
@@ -335,8 +335,9 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 				break;
 		}
 		if (pct_adapt)
-			ex->pct_k = r.max_steps_seen;
-		if (ex->o.mode == DCSIM_EXPLORE_DFS && !single && !dfs_next(ex)) {
+			ex->pct.k = r.max_steps_seen;
+		if (ex->o.mode == DCSIM_EXPLORE_DFS && !single &&
+		    !dfs_next(&ex->dfs, ex->o.preemption_bound)) {
 			r.exhausted = true;
 			break;
 		}
@@ -355,13 +356,13 @@ int dcsim_explore_run(const struct dcsim_scenario *sc, const struct dcsim_explor
 	sigaction(SIGABRT, &old_abrt, NULL);
 	sigaction(SIGILL, &old_ill, NULL);
 	dcsim_rcu_set_defer_hook(NULL);
-	r.htm_commits = ex->htm_commits;
-	r.htm_aborts = ex->htm_aborts;
-	r.htm_conflicts = ex->htm_conflicts;
-	r.htm_capacity_aborts = ex->htm_capacity_aborts;
-	r.rcu_callbacks = ex->rcu_cbs_run;
-	r.stale_loads = ex->stale_loads;
-	r.preemptions = ex->strict_count;
+	r.htm_commits = ex->htm.commits;
+	r.htm_aborts = ex->htm.aborts;
+	r.htm_conflicts = ex->htm.conflicts;
+	r.htm_capacity_aborts = ex->htm.capacity_aborts;
+	r.rcu_callbacks = ex->rcu.cbs_run;
+	r.stale_loads = ex->wm.stale_loads;
+	r.preemptions = ex->strict.count;
 	lasso_counts(&r.lasso_tries, &r.lasso_demotions);
 	window_run_end(ex, &r);
 	lockdep_counts(&r);

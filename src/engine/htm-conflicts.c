@@ -52,11 +52,11 @@ void htm_conflicts(struct explorer *ex, struct lthread *lt, unsigned int acc, ui
 			if (!htm_sim_has_line(o, ln, true) &&
 			    !(w && htm_sim_has_line(o, ln, false)))
 				continue;
-			slog_add(ex, o->id, SL_HTM_ABORT, (const void *)(uintptr_t)st, 0,
+			slog_add(&ex->slog, o->id, SL_HTM_ABORT, (const void *)(uintptr_t)st, 0,
 				  w ? "conflict: another thread writes a line it touched" :
 				      "conflict: another thread reads a line it wrote", 0, true);
 			htm_sim_doom(o, st);
-			ex->htm_conflicts++;
+			ex->htm.conflicts++;
 			break;
 		}
 	}
@@ -85,29 +85,29 @@ dcsim_htm_status_t explore_htm_inject(struct explorer *ex, struct lthread *lt, c
 	(void)where;
 	if (ex->o.htm != DCSIM_EXPLORE_HTM_ABORTS && ex->o.htm != DCSIM_EXPLORE_HTM_CONFLICTS)
 		return 0;
-	if (splitmix64_below(&ex->inj_rng, 1000) >= ex->o.abort_permille)
+	if (splitmix64_below(&ex->htm.inj_rng, 1000) >= ex->o.abort_permille)
 		return 0;
 	st = DCSIM_HTM_SIM_MARK |
-	     causes[splitmix64_below(&ex->inj_rng, DCSIM_ARRAY_SIZE(causes))];
-	slog_add(ex, lt->id, SL_HTM_ABORT, (const void *)(uintptr_t)st, 0, where, 0, true);
+	     causes[splitmix64_below(&ex->htm.inj_rng, DCSIM_ARRAY_SIZE(causes))];
+	slog_add(&ex->slog, lt->id, SL_HTM_ABORT, (const void *)(uintptr_t)st, 0, where, 0, true);
 	return st;
 }
 
 void explore_slog_txn(struct explorer *ex, struct lthread *lt, enum dcsim_access acc,
 		      const volatile void *addr, unsigned int size, const char *func, int line)
 {
-	slog_add(ex, lt->id, acc, addr, size, func, line, true);
+	slog_add(&ex->slog, lt->id, acc, addr, size, func, line, true);
 }
 
-void explore_note_htm(struct explorer *ex, bool commit, dcsim_htm_status_t st)
+void explore_note_htm(struct ex_htm *htm, bool commit, dcsim_htm_status_t st)
 {
 	if (commit) {
-		ex->htm_commits++;
+		htm->commits++;
 		return;
 	}
-	ex->htm_aborts++;
+	htm->aborts++;
 	if ((st & DCSIM_HTM_X86_CAPACITY) && !(st & DCSIM_HTM_X86_EXPLICIT))
-		ex->htm_capacity_aborts++;
+		htm->capacity_aborts++;
 }
 
 bool explore_htm_conflict_mode(struct explorer *ex)

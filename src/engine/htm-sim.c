@@ -114,10 +114,10 @@ void htm_sim_reset(struct lthread *lt)
 	lt->txn.nread = lt->txn.nwrite = 0;
 }
 
-static void count_abort(struct explorer *ex, dcsim_htm_status_t st)
+static void count_abort(struct ex_htm *htm, dcsim_htm_status_t st)
 {
 	htm_count_abort(st);
-	explore_note_htm(ex, false, st);
+	explore_note_htm(htm, false, st);
 }
 
 jmp_buf *sim_prepare(const char *func, int line)
@@ -151,7 +151,7 @@ dcsim_htm_status_t sim_start(void *cfa, void *ra)
 	st = explore_htm_inject(ex, lt, "htm begin");
 	if (st) {
 		/* Aborted at begin: nothing to undo, resume with the status. */
-		count_abort(ex, st);
+		count_abort(&ex->htm, st);
 		return st;
 	}
 	lt->txn.active = true;
@@ -170,7 +170,7 @@ dcsim_htm_status_t sim_resume(void)
 	struct explorer *ex = explore_ctx();
 	struct lthread *lt = explore_lt;
 
-	count_abort(ex, lt->txn.status);
+	count_abort(&ex->htm, lt->txn.status);
 	return lt->txn.status;
 }
 
@@ -291,7 +291,7 @@ dcsim_htm_status_t sim_begin_nojmp(void)
 	 */
 	dcsim_stat_inc(DCSIM_STAT_HTM_ATTEMPTS);
 	st = DCSIM_HTM_SIM_MARK;
-	count_abort(ex, st);
+	count_abort(&ex->htm, st);
 	return st;
 }
 
@@ -334,7 +334,7 @@ void sim_end(void)
 		lt->pending_write = true;
 	lt->txn.nlog = 0;
 	dcsim_stat_inc(DCSIM_STAT_HTM_COMMITS);
-	explore_note_htm(ex, true, 0);
+	explore_note_htm(&ex->htm, true, 0);
 	explore_slog_txn(ex, lt, DCSIM_ACC_FENCE, NULL, 0, "htm commit", 0);
 }
 

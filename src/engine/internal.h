@@ -5,9 +5,13 @@
 /*
  * Internal to the engine (src/engine/, instrumented flavour): the logical threads
  * of the explorer, the simulated transactions they run (htm-sim.c), the
- * explorer's state (struct explorer, which every function that reads or
- * writes it takes as its first parameter, ex) and the functions its files
- * share.  Names ending in _locked want ex->lock held.
+ * explorer's state and the functions its files share.  The state is
+ * struct explorer: the hand-off and the run, and one sub-struct per
+ * concern (struct ex_slog, ex_decisions, ex_dfs, ex_pct, ex_rcu, ex_htm,
+ * ex_wm, ex_strict), each declared in a section below with the functions
+ * of the file that owns it.  A function that needs one concern takes its
+ * sub-struct; one that needs more takes the explorer as its first
+ * parameter, ex.  Names ending in _locked want ex->lock held.
  *
  * Ordering: one logical thread runs at a time.  The hand-off between them
  * goes through the explorer mutex, so everything a thread wrote before its
@@ -192,6 +196,15 @@ struct explore_pool {
 	bool shutdown;
 };
 
+/*
+ * Each concern's state below is a sub-struct of struct explorer, next to
+ * the functions of the file that owns it; a function that needs one
+ * concern takes its sub-struct, not the explorer (tests/engine-state.py).
+ */
+struct explorer;
+
+/* ---- schedule-log.c: the schedule log and the decisions ---- */
+
 struct slog_ent {
 	const char *func;
 	const volatile void *addr;
@@ -216,6 +229,41 @@ enum {
 	SL_NR
 };
 
+/*
+ * The schedule log (schedule-log.c): a ring of the most recent steps of
+ * one execution, and where a patch's changed lines first ran.
+ */
+struct ex_slog {
+	struct slog_ent ent[SLOG_MAX];
+	unsigned long n;		/* steps logged this execution (ent[n % SLOG_MAX] next) */
+	unsigned long first_changed;	/* index of the first changed-line step; ULONG_MAX: none */
+	unsigned long len_shown;	/* steps a report prints (DCSIM_EXPLORE_TRACE) */
+};
+
+/*
+ * The decisions of one execution (pick.c appends, schedule-log.c prints
+ * them as a schedule), and the forced schedule that overrides the first
+ * nforced of them (DCSIM_EXPLORE_SCHEDULE, parse_schedule()).
+ */
+struct ex_decisions {
+	int8_t *d;			/* the thread chosen at each decision */
+	size_t n, cap;
+	int8_t *forced;
+	size_t nforced;
+};
+
+extern const char *const acc_names[];
+
+/* schedule-log.c: sees the log and the decisions only */
+void schedule_print(const struct ex_decisions *dec, FILE *f);
+void slog_add(struct ex_slog *sl, unsigned int tid, unsigned int acc, const volatile void *addr,
+	      unsigned int size, const char *func, int line, bool txn);
+void slog_print(const struct ex_slog *sl, FILE *f);
+void slog_print_thread(const struct ex_slog *sl, FILE *f, int tid, unsigned long upto,
+		       unsigned int max);
+
+/* ---- dfs.c: bounded-preemption DFS ---- */
+
 struct dfs_node {
 	uint16_t enabled;	/* runnable threads at this decision */
 	uint16_t tried;		/* alternatives taken or ruled out */
@@ -223,6 +271,42 @@ struct dfs_node {
 	int8_t prev;		/* thread holding the baton, CTL at the start */
 	uint16_t preempt;	/* preemptions before this decision */
 };
+
+/*
+ * Bounded-preemption DFS (dfs.c): the decisions of the current execution
+ * as tree nodes, the first replay_len of them replayed, and the
+ * preemptions taken so far in this execution.
+ */
+struct ex_dfs {
+	struct dfs_node *nodes;
+	size_t n, cap, replay_len;
+	unsigned int preempt;
+};
+
+/* dfs.c: sees the tree only */
+int dfs_pick(struct ex_dfs *dfs, size_t di, const char *sc_name, const struct lthread *cur,
+	     uint32_t en);
+bool dfs_next(struct ex_dfs *dfs, unsigned int bound);
+
+/* ---- pick.c: choosing the next thread; PCT ---- */
+
+/*
+ * PCT (pick.c): the step estimate k and, for this execution, the steps at
+ * which the running thread drops below everyone (explore.c draws them).
+ */
+struct ex_pct {
+	unsigned long k;		/* step estimate; 0 until one execution ran */
+	unsigned long k_used;
+	unsigned long change[PCT_MAX_DEPTH];
+	unsigned int nchange;
+};
+
+/* The longest forced schedule (decisions): far beyond any execution's length. */
+#define SCHEDULE_MAX	(1ul << 24)
+int parse_schedule(struct ex_decisions *dec, const char *s);
+int pick(struct explorer *ex, struct lthread *cur);
+
+/* ---- rcu-cb.c, rcu-gp.c: the RCU model ---- */
 
 enum cb_state {
 	CB_PENDING,	/* waiting for its grace period, or for the explorer */
@@ -252,6 +336,126 @@ struct uaf_info {
 	unsigned long q_slog, gp_slog, a_slog;
 };
 
+/*
+ * The RCU model of one execution (rcu-cb.c queues, rcu-gp.c ends grace
+ * periods): the callbacks in call_rcu() order, under ex->lock; the first
+ * use after free; callbacks run; the stream of the seed that says when a
+ * ripe callback runs.
+ */
+struct ex_rcu {
+	struct rcu_cb *cbs;
+	size_t n, cap;
+	struct uaf_info uaf;
+	unsigned long cbs_run;
+	uint64_t rng;
+};
+
+/* rcu-cb.c */
+void defer_rcu(struct dcsim_rcu_head *head, dcsim_rcu_cb_t func);
+void discard_rcu(struct explorer *ex);
+void drain_rcu(struct explorer *ex);
+
+/* rcu-gp.c */
+void rcu_enter(struct lthread *lt);
+void rcu_exit(struct explorer *ex, struct lthread *lt, const char *func, int line);
+/* The callbacks' progress, for lasso.c's signature of the state. */
+uint64_t rcu_signature(const struct ex_rcu *rcu, const struct explore_pool *pool);
+void rcu_tick(struct explorer *ex, struct lthread *lt);
+void rcu_unpoison_all(struct ex_rcu *rcu);
+void uaf_check(struct explorer *ex, struct lthread *lt, unsigned int acc, const volatile void *addr,
+	       unsigned int size, const char *func, int line);
+
+/* ---- htm-conflicts.c, htm-sim.c: simulated transactions ---- */
+
+/*
+ * The simulated transactions' side of one execution (htm-conflicts.c,
+ * htm-sim.c): what they did, for the result, and the stream of the seed
+ * that injects aborts.
+ */
+struct ex_htm {
+	unsigned long commits, aborts, conflicts, capacity_aborts;
+	uint64_t inj_rng;
+};
+
+/* htm-conflicts.c */
+void htm_conflicts(struct explorer *ex, struct lthread *lt, unsigned int acc, uintptr_t addr,
+		   unsigned int size);
+/* Conflict mode: @lt (parked) loses to another thread's access; roll back now. */
+void htm_sim_doom(struct lthread *lt, dcsim_htm_status_t st);
+/*
+ * Does @lt's transaction hold line @ln in its write set (or read set)?
+ * Inline: htm-sim.c asks it for each line a transaction touches.
+ */
+static inline bool htm_sim_has_line(const struct lthread *lt, uintptr_t ln, bool write_set)
+{
+	const struct sim_txn *tx = &lt->txn;
+	const uintptr_t *set = write_set ? tx->wset : tx->rset;
+	unsigned int n = write_set ? tx->nwrite : tx->nread;
+
+	for (unsigned int i = 0; i < n; i++)
+		if (set[i] == ln)
+			return true;
+	return false;
+}
+/* A transaction ended (htm-sim.c): commit, or abort with status @st. */
+void explore_note_htm(struct ex_htm *htm, bool commit, dcsim_htm_status_t st);
+
+/* ---- weak-memory.c: loads passing a relaxed RMW ---- */
+
+/*
+ * Weak memory in one execution (weak-memory.c): the stream of the seed
+ * that says whether a load may return an older value, and how many did.
+ */
+struct ex_wm {
+	uint64_t rng;
+	unsigned long stale_loads;
+};
+
+/* weak-memory.c: sees its own state, the log and the threads, not the explorer */
+void wm_clear(struct lthread *lt);
+void wm_load(struct ex_wm *wm, struct ex_slog *sl, struct lthread *lt, unsigned int acc,
+	     uintptr_t addr, unsigned int size, const char *func, int line);
+void wm_note_write(struct lthread *lt, uintptr_t addr, unsigned int size);
+bool wm_on(const struct dcsim_explore_opts *o);
+/* Put back memory a stale load patched (weak memory); ex->lock not needed. */
+void explore_wm_restore(struct lthread *lt);
+
+/* ---- strict.c: strict priorities ---- */
+
+/*
+ * Strict priorities (strict.c): the one preemption of an execution,
+ * planned from its own stream of the seed.  victim -1: none planned.
+ */
+struct ex_strict {
+	uint64_t rng;
+	int victim, by;
+	unsigned long at;		/* first step at which it may happen */
+	bool off;			/* the victim is off its CPU now */
+	bool over;			/* it happened and ended */
+	unsigned long since;		/* schedule log index when it happened */
+	unsigned long run;		/* the preemptor's points since, without a yield */
+	const char *func;		/* where the victim stopped */
+	int line;
+	unsigned long count;		/* preemptions, all executions */
+	int rescue;			/* a thread the next pick must run, or -1 */
+};
+
+/* strict.c */
+void strict_prepare(struct explorer *ex);
+/* ex->lock held: @lt's schedule point of kind @acc, before the pick. */
+void strict_point(struct explorer *ex, struct lthread *lt, unsigned int acc);
+/* ex->lock held: @lt returned; a victim it kept off its CPU runs again. */
+void strict_exit(struct explorer *ex, struct lthread *lt);
+/* ex->lock held: nobody can run.  Fails the execution if a victim is off its CPU. */
+bool strict_stuck(struct explorer *ex, struct lthread *lt);
+/* ex->lock held: the victim of the current preemption, to leave out of the pick. */
+static inline bool strict_is_off(const struct ex_strict *st, unsigned int tid)
+{
+	return st->off && (int)tid == st->victim;
+}
+
+/* ---- the explorer: the hand-off, the run, and the concerns above ---- */
+
 struct explorer {
 	pthread_mutex_t lock;
 	pthread_cond_t ctl_cv;
@@ -267,51 +471,19 @@ struct explorer {
 	struct dcsim_explore_opts o;
 	unsigned long exec_no;		/* 1-based */
 	uint64_t exec_seed;
-	uint64_t rng, inj_rng, rcu_rng, wm_rng;
+	uint64_t rng;
 	unsigned long step;
 	/* failure of the current execution */
 	bool failed, abandoned;
 	char msg[512];
-	/* interleaving */
-	struct slog_ent slog[SLOG_MAX];
-	unsigned long nslog;
-	unsigned long slog_first_changed;	/* index of the first changed-line step; ULONG_MAX: none */
-	unsigned long slog_len_shown;	/* steps a report prints (DCSIM_EXPLORE_TRACE) */
-	/* decisions taken this execution */
-	int8_t *dec;
-	size_t ndec, dec_cap;
-	int8_t *forced;
-	size_t nforced;
-	/* pct */
-	unsigned long pct_k;		/* step estimate; 0 until one execution ran */
-	unsigned long pct_k_used;
-	unsigned long change[PCT_MAX_DEPTH];
-	unsigned int nchange;
-	/* dfs */
-	struct dfs_node *nodes;
-	size_t nnodes, nodes_cap, replay_len;
-	unsigned int preempt;
-	/* RCU callbacks of this execution, in call_rcu() order; under ex->lock */
-	struct rcu_cb *cbs;
-	size_t ncbs, cbs_cap;
-	struct uaf_info uaf;
-	unsigned long htm_commits, htm_aborts, htm_conflicts, htm_capacity_aborts;
-	unsigned long rcu_cbs_run, stale_loads;
-	/*
-	 * Strict priorities (strict.c): the one preemption of this execution,
-	 * planned from its own stream of the seed.  victim -1: none planned.
-	 */
-	uint64_t strict_rng;
-	int strict_victim, strict_by;
-	unsigned long strict_at;	/* first step at which it may happen */
-	bool strict_off;		/* the victim is off its CPU now */
-	bool strict_over;		/* it happened and ended */
-	unsigned long strict_since;	/* schedule log index when it happened */
-	unsigned long strict_run;	/* the preemptor's points since, without a yield */
-	const char *strict_func;	/* where the victim stopped */
-	int strict_line;
-	unsigned long strict_count;	/* preemptions, all executions */
-	int strict_rescue;		/* a thread the next pick must run, or -1 */
+	struct ex_slog slog;		/* schedule-log.c */
+	struct ex_decisions dec;	/* pick.c, schedule-log.c */
+	struct ex_pct pct;		/* explore.c plans, pick.c follows */
+	struct ex_dfs dfs;		/* dfs.c */
+	struct ex_rcu rcu;		/* rcu-cb.c, rcu-gp.c */
+	struct ex_htm htm;		/* htm-conflicts.c, htm-sim.c */
+	struct ex_wm wm;		/* weak-memory.c */
+	struct ex_strict strict;	/* strict.c */
 };
 
 /*
@@ -325,8 +497,6 @@ static inline struct explorer *explore_ctx(void)
 {
 	return &explore_the_explorer;
 }
-extern const char *const acc_names[];
-
 
 static inline void *xrealloc(void *p, size_t n)
 {
@@ -415,27 +585,6 @@ void lockdep_threads_set_class(const void *lock, const struct dcsim_lock_class *
 void lockdep_threads_set_class_array(const void *first, size_t n, size_t stride,
 				     const struct dcsim_lock_class *cls);
 
-/* htm-conflicts.c */
-void htm_conflicts(struct explorer *ex, struct lthread *lt, unsigned int acc, uintptr_t addr,
-		   unsigned int size);
-/* Conflict mode: @lt (parked) loses to another thread's access; roll back now. */
-void htm_sim_doom(struct lthread *lt, dcsim_htm_status_t st);
-/*
- * Does @lt's transaction hold line @ln in its write set (or read set)?
- * Inline: htm-sim.c asks it for each line a transaction touches.
- */
-static inline bool htm_sim_has_line(const struct lthread *lt, uintptr_t ln, bool write_set)
-{
-	const struct sim_txn *tx = &lt->txn;
-	const uintptr_t *set = write_set ? tx->wset : tx->rset;
-	unsigned int n = write_set ? tx->nwrite : tx->nread;
-
-	for (unsigned int i = 0; i < n; i++)
-		if (set[i] == ln)
-			return true;
-	return false;
-}
-
 /* lasso.c: fair cycles (livelocks in which every thread runs) */
 void lasso_exec_begin(struct explorer *ex);
 void lasso_note_access(struct lthread *lt, unsigned int acc, const volatile void *addr,
@@ -453,15 +602,6 @@ const char *describe_addr(uintptr_t a, unsigned int size, char *buf, size_t len)
 char *rcu_head_object(struct dcsim_rcu_head *head, size_t *size);
 void names_exec_begin(void);
 
-/* opts.c */
-
-/* pick.c */
-bool dfs_next(struct explorer *ex);
-/* The longest forced schedule (decisions): far beyond any execution's length. */
-#define SCHEDULE_MAX	(1ul << 24)
-int parse_schedule(struct explorer *ex, const char *s);
-int pick(struct explorer *ex, struct lthread *cur);
-
 /* pin.c: the calling thread on one CPU, and back (why: see pin.c). */
 bool explore_pin(void);
 void explore_unpin(void);
@@ -474,47 +614,11 @@ void pool_install(struct explorer *ex, struct explore_pool *pool);
 /* report.c */
 void report_failure(struct explorer *ex, FILE *f);
 
-/* rcu-cb.c */
-void defer_rcu(struct dcsim_rcu_head *head, dcsim_rcu_cb_t func);
-void discard_rcu(struct explorer *ex);
-void drain_rcu(struct explorer *ex);
-
-/* rcu-gp.c */
-void rcu_enter(struct lthread *lt);
-void rcu_exit(struct explorer *ex, struct lthread *lt, const char *func, int line);
-/* The callbacks' progress, for lasso.c's signature of the state. */
-uint64_t rcu_signature(struct explorer *ex);
-void rcu_tick(struct explorer *ex, struct lthread *lt);
-void rcu_unpoison_all(struct explorer *ex);
-void uaf_check(struct explorer *ex, struct lthread *lt, unsigned int acc, const volatile void *addr,
-	       unsigned int size, const char *func, int line);
-
 /* sched-point.c */
 void describe_threads(struct explorer *ex, char *buf, size_t len);
 void flush_write(struct lthread *lt);
 void explore_txn_access(struct explorer *ex, struct lthread *lt, enum dcsim_access acc,
 			const volatile void *addr, unsigned int size, const char *func, int line);
-
-/* strict.c */
-void strict_prepare(struct explorer *ex);
-/* ex->lock held: @lt's schedule point of kind @acc, before the pick. */
-void strict_point(struct explorer *ex, struct lthread *lt, unsigned int acc);
-/* ex->lock held: @lt returned; a victim it kept off its CPU runs again. */
-void strict_exit(struct explorer *ex, struct lthread *lt);
-/* ex->lock held: nobody can run.  Fails the execution if a victim is off its CPU. */
-bool strict_stuck(struct explorer *ex, struct lthread *lt);
-/* ex->lock held: the victim of the current preemption, to leave out of the pick. */
-static inline bool strict_is_off(struct explorer *ex, unsigned int tid)
-{
-	return ex->strict_off && (int)tid == ex->strict_victim;
-}
-
-/* schedule-log.c */
-void schedule_print(struct explorer *ex, FILE *f);
-void slog_add(struct explorer *ex, unsigned int tid, unsigned int acc, const volatile void *addr,
-	      unsigned int size, const char *func, int line, bool txn);
-void slog_print(struct explorer *ex, FILE *f);
-void slog_print_thread(struct explorer *ex, FILE *f, int tid, unsigned long upto, unsigned int max);
 
 /* watchdog.c */
 void wd_phase(const char *phase);
@@ -533,14 +637,6 @@ void window_run_begin(void);
 void window_run_end(struct explorer *ex, struct dcsim_explore_result *r);
 const char *window_target_name(struct explorer *ex, char *buf, size_t len);
 
-/* weak-memory.c */
-void wm_clear(struct lthread *lt);
-void wm_load(struct explorer *ex, struct lthread *lt, unsigned int acc, uintptr_t addr,
-	     unsigned int size, const char *func, int line);
-void wm_note_write(struct lthread *lt, uintptr_t addr, unsigned int size);
-bool wm_on(struct explorer *ex);
-
-
 /* The engine, for htm-sim.c */
 void explore_schedule(struct explorer *ex, struct lthread *lt, enum dcsim_access acc,
 		      const volatile void *addr, unsigned int size, const char *func, int line);
@@ -549,16 +645,12 @@ bool explore_htm_on(struct explorer *ex);
 dcsim_htm_status_t explore_htm_inject(struct explorer *ex, struct lthread *lt, const char *where);
 void explore_slog_txn(struct explorer *ex, struct lthread *lt, enum dcsim_access acc,
 		      const volatile void *addr, unsigned int size, const char *func, int line);
-void explore_note_htm(struct explorer *ex, bool commit, dcsim_htm_status_t st);
 /* Conflict mode: transactions have schedule points inside. */
 bool explore_htm_conflict_mode(struct explorer *ex);
 /* Lines a transaction may track: the capacity option, or SIM_LINES_MAX. */
 unsigned int explore_htm_capacity(struct explorer *ex);
 /* RCU nesting changes made inside a transaction (no schedule point there). */
 void explore_rcu_note(struct explorer *ex, struct lthread *lt, enum dcsim_access acc);
-
-/* Put back memory a stale load patched (weak memory); ex->lock not needed. */
-void explore_wm_restore(struct lthread *lt);
 
 /* htm-sim.c, for the engine */
 void htm_sim_access(struct explorer *ex, struct lthread *lt, enum dcsim_access acc,

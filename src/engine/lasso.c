@@ -107,7 +107,7 @@ static inline uint64_t mix(uint64_t h, uint64_t v)
 void lasso_exec_begin(struct explorer *ex)
 {
 	lz.off = !ex->o.lasso_repeats || ex->o.mode == DCSIM_EXPLORE_DFS ||
-		 ex->o.htm != DCSIM_EXPLORE_HTM_OFF || wm_on(ex);
+		 ex->o.htm != DCSIM_EXPLORE_HTM_OFF || wm_on(&ex->o);
 	lz.gen++;
 	lz.mem = 0;
 	lz.nlocs = lz.nlocks = lz.nsigs = lz.tries = 0;
@@ -243,13 +243,13 @@ static uint64_t signature(struct explorer *ex)
 
 		h = mix(h, (uint64_t)t->state | (uint64_t)t->last_acc << 8 |
 			   (uint64_t)t->spun << 16 | (uint64_t)t->foreign_write << 17 |
-			   (uint64_t)t->pending_write << 18 | (uint64_t)strict_is_off(ex, i) << 19 |
+			   (uint64_t)t->pending_write << 18 | (uint64_t)strict_is_off(&ex->strict, i) << 19 |
 			   (uint64_t)t->rcu_depth << 24 | (uint64_t)(uint32_t)t->last_line << 32);
 		h = mix(h, (uintptr_t)t->last_func);
 		h = mix(h, (uintptr_t)t->last_addr);
 		h = mix(h, t->progress);
 	}
-	return mix(h, rcu_signature(ex));
+	return mix(h, rcu_signature(&ex->rcu, ex->pool));
 }
 
 static void grow(size_t n)
@@ -332,7 +332,7 @@ static uint32_t starved(struct explorer *ex, size_t from, size_t to, uint32_t *r
 
 	for (size_t k = from; k < to; k++) {
 		could |= lz.en[k];
-		did |= 1u << ex->dec[k];
+		did |= 1u << ex->dec.d[k];
 	}
 	*ran = did;
 	return could & ~did;
@@ -371,7 +371,7 @@ static void describe_cycle(struct explorer *ex)
 	size_t off;
 
 	for (size_t k = lz.from - lz.period; k < lz.from; k++)
-		runs[ex->dec[k]]++;
+		runs[ex->dec.d[k]]++;
 	off = (size_t)snprintf(lz.what, sizeof(lz.what),
 			       "livelock (fair cycle): the state at decision %zu came back every %zu "
 			       "decisions, %lu times in a row, every thread that could run running in "
@@ -388,13 +388,13 @@ static void describe_cycle(struct explorer *ex)
 }
 
 /*
- * At decision ex->ndec, before the choice: note the state's signature.
+ * At decision ex->dec.n, before the choice: note the state's signature.
  * Return: the thread to run to repeat a fair cycle, or -1 for the mode's own
  * choice.
  */
 int lasso_point(struct explorer *ex, uint32_t en)
 {
-	size_t d = ex->ndec;
+	size_t d = ex->dec.n;
 	uint64_t sig;
 	uint32_t ran;
 	long prev;
@@ -407,7 +407,7 @@ int lasso_point(struct explorer *ex, uint32_t en)
 	lz.en[d] = en;
 	if (lz.period) {
 		size_t back = d - lz.period;
-		int c = ex->dec[back];
+		int c = ex->dec.d[back];
 
 		if (d > lz.from && (sig != lz.sig[back] || en != lz.en[back])) {
 			/* A hidden state (a bound, a counter) moved on: no cycle. */
@@ -424,7 +424,7 @@ int lasso_point(struct explorer *ex, uint32_t en)
 	}
 	prev = seen(sig, d);
 	/* A victim of strict priorities is off its CPU: strict.c reports that. */
-	if (prev < 0 || ex->strict_off)
+	if (prev < 0 || ex->strict.off)
 		return -1;
 	if (starved(ex, (size_t)prev, d, &ran)) {
 		if (ex->o.mode == DCSIM_EXPLORE_PCT)
@@ -437,7 +437,7 @@ int lasso_point(struct explorer *ex, uint32_t en)
 	lz.tried++;
 	lz.period = d - (size_t)prev;
 	lz.from = d;
-	return ex->dec[prev];
+	return ex->dec.d[prev];
 }
 
 /* At the start of a run: its counts begin at 0. */

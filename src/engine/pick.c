@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * Choosing the next logical thread: random, PCT and bounded-preemption
- * DFS, and a forced schedule (DCSIM_EXPLORE_SCHEDULE) ahead of them.
+ * DFS (dfs.c), and a forced schedule (DCSIM_EXPLORE_SCHEDULE) ahead of them.
  */
 
 #include <errno.h>
@@ -21,7 +21,7 @@ static uint32_t runnable_mask(struct explorer *ex)
 	uint32_t m = 0;
 
 	for (unsigned int i = 0; i < ex->pool->n; i++)
-		if (ex->pool->lt[i].state == LT_RUNNABLE && !strict_is_off(ex, i))
+		if (ex->pool->lt[i].state == LT_RUNNABLE && !strict_is_off(&ex->strict, i))
 			m |= 1u << i;
 	return m;
 }
@@ -38,85 +38,24 @@ static int nth_bit(uint32_t m, unsigned int n)
 	return __builtin_ctz(m);
 }
 
-static int pick_pct(struct explorer *ex, struct lthread *cur, uint32_t en)
+static int pick_pct(const struct ex_pct *pct, const struct explore_pool *pool, unsigned long step,
+		    struct lthread *cur, uint32_t en)
 {
 	int best = -1;
 
 	/* At the i-th change point the running thread drops below everyone. */
 	if (cur) {
-		for (unsigned int i = 0; i < ex->nchange; i++) {
-			if (ex->change[i] == ex->step) {
+		for (unsigned int i = 0; i < pct->nchange; i++) {
+			if (pct->change[i] == step) {
 				cur->prio = i;	/* initial priorities are all >= d */
 				break;
 			}
 		}
 	}
-	for (unsigned int i = 0; i < ex->pool->n; i++)
-		if ((en & (1u << i)) && (best < 0 || ex->pool->lt[i].prio > ex->pool->lt[best].prio))
+	for (unsigned int i = 0; i < pool->n; i++)
+		if ((en & (1u << i)) && (best < 0 || pool->lt[i].prio > pool->lt[best].prio))
 			best = (int)i;
 	return best;
-}
-
-static int pick_dfs(struct explorer *ex, struct lthread *cur, uint32_t en)
-{
-	size_t di = ex->ndec;
-	int prev = cur ? (int)cur->id : CTL;
-	bool prev_runnable = cur && (en & (1u << cur->id));
-	struct dfs_node *nd;
-	int c;
-
-	if (di < ex->replay_len) {
-		nd = &ex->nodes[di];
-		if (nd->enabled == en && nd->prev == prev) {
-			c = nd->chosen;
-			goto out;
-		}
-		/* The scenario is not deterministic; explore from here afresh. */
-		fprintf(stderr, "dcsim-explore: '%s': dfs replay diverged at decision %zu "
-			"(nondeterministic scenario?)\n", ex->sc->name, di);
-		ex->replay_len = ex->nnodes = di;
-	}
-	if (ex->nnodes == ex->nodes_cap) {
-		ex->nodes_cap = ex->nodes_cap ? 2 * ex->nodes_cap : 1024;
-		ex->nodes = xrealloc(ex->nodes, ex->nodes_cap * sizeof(*ex->nodes));
-	}
-	nd = &ex->nodes[ex->nnodes++];
-	/* Default: no preemption, else the lowest runnable thread. */
-	c = prev_runnable ? prev : lowest(en);
-	nd->enabled = (uint16_t)en;
-	nd->tried = (uint16_t)(1u << c);
-	nd->chosen = (int8_t)c;
-	nd->prev = (int8_t)prev;
-	nd->preempt = (uint16_t)ex->preempt;
-out:
-	if (prev_runnable && c != prev)
-		ex->preempt++;
-	return c;
-}
-
-/* Backtrack to the deepest decision with an affordable untried alternative. */
-bool dfs_next(struct explorer *ex)
-{
-	while (ex->nnodes) {
-		struct dfs_node *nd = &ex->nodes[ex->nnodes - 1];
-		bool prev_runnable = nd->prev >= 0 && (nd->enabled & (1u << nd->prev));
-
-		for (int c = 0; c < DCSIM_EXPLORE_MAX_THREADS; c++) {
-			unsigned int cost;
-
-			if (!(nd->enabled & (1u << c)) || (nd->tried & (1u << c)))
-				continue;
-			nd->tried |= (uint16_t)(1u << c);
-			cost = prev_runnable && c != nd->prev;
-			if (nd->preempt + cost > ex->o.preemption_bound)
-				continue;
-			nd->chosen = (int8_t)c;
-			ex->replay_len = ex->nnodes;
-			return true;
-		}
-		ex->nnodes--;
-	}
-	return false;
 }
 
 /* ex->lock held.  Return: the next thread, or -1 if none is runnable. */
@@ -134,18 +73,18 @@ int pick(struct explorer *ex, struct lthread *cur)
 	 * out of what lasso.c sees (a cycle it never ran in is not fair).
 	 */
 	parked = window_parked_mask(ex, en);
-	if (ex->ndec < ex->nforced) {
-		c = ex->forced[ex->ndec];
+	if (ex->dec.n < ex->dec.nforced) {
+		c = ex->dec.forced[ex->dec.n];
 		if (c < 0 || c >= (int)ex->pool->n || !(en & (1u << c))) {
 			fprintf(stderr, "dcsim-explore: '%s': forced schedule names thread %d at "
 				"decision %zu, which cannot run there; continuing with the lowest\n",
-				ex->sc->name, c, ex->ndec);
+				ex->sc->name, c, ex->dec.n);
 			c = lowest(en);
 		}
-	} else if (ex->strict_rescue >= 0 && (en & (1u << ex->strict_rescue))) {
+	} else if (ex->strict.rescue >= 0 && (en & (1u << ex->strict.rescue))) {
 		/* strict.c: a thread on a CPU of its own that the mode starved. */
-		c = ex->strict_rescue;
-		ex->strict_rescue = -1;
+		c = ex->strict.rescue;
+		ex->strict.rescue = -1;
 	} else if (again >= 0) {
 		c = again;
 	} else {
@@ -153,10 +92,10 @@ int pick(struct explorer *ex, struct lthread *cur)
 
 		switch (ex->o.mode) {
 		case DCSIM_EXPLORE_PCT:
-			c = pick_pct(ex, cur, may);
+			c = pick_pct(&ex->pct, ex->pool, ex->step, cur, may);
 			break;
 		case DCSIM_EXPLORE_DFS:
-			c = pick_dfs(ex, cur, en);
+			c = dfs_pick(&ex->dfs, ex->dec.n, ex->sc->name, cur, en);
 			break;
 		case DCSIM_EXPLORE_RANDOM:
 		default:
@@ -165,23 +104,23 @@ int pick(struct explorer *ex, struct lthread *cur)
 		}
 	}
 	window_chosen(ex, c);
-	if (ex->ndec == ex->dec_cap) {
-		ex->dec_cap = ex->dec_cap ? 2 * ex->dec_cap : 4096;
-		ex->dec = xrealloc(ex->dec, ex->dec_cap);
+	if (ex->dec.n == ex->dec.cap) {
+		ex->dec.cap = ex->dec.cap ? 2 * ex->dec.cap : 4096;
+		ex->dec.d = xrealloc(ex->dec.d, ex->dec.cap);
 	}
-	ex->dec[ex->ndec++] = (int8_t)c;
+	ex->dec.d[ex->dec.n++] = (int8_t)c;
 	return c;
 }
 
 /*
- * "TID[*COUNT],..." into ex->forced.  Every number goes through the one
+ * "TID[*COUNT],..." into dec->forced.  Every number goes through the one
  * parser with its range, and the total is bounded before anything is
  * allocated: a COUNT near 2^64 must not wrap nforced + cnt into a tiny
  * buffer that memset() then overruns.  Return: 0 or -EINVAL.
  */
-int parse_schedule(struct explorer *ex, const char *s)
+int parse_schedule(struct ex_decisions *dec, const char *s)
 {
-	ex->nforced = 0;
+	dec->nforced = 0;
 	while (s && *s) {
 		size_t len = strcspn(s, ","), tlen = strcspn(s, "*,");
 		char tbuf[24], cbuf[24];
@@ -201,11 +140,11 @@ int parse_schedule(struct explorer *ex, const char *s)
 			if (dcsim_parse_u64(cbuf, 1, SCHEDULE_MAX, &cnt))
 				return -EINVAL;
 		}
-		if (cnt > SCHEDULE_MAX - ex->nforced)
+		if (cnt > SCHEDULE_MAX - dec->nforced)
 			return -EINVAL;
-		ex->forced = xrealloc(ex->forced, ex->nforced + cnt);
-		memset(ex->forced + ex->nforced, (int)tid, cnt);
-		ex->nforced += cnt;
+		dec->forced = xrealloc(dec->forced, dec->nforced + cnt);
+		memset(dec->forced + dec->nforced, (int)tid, cnt);
+		dec->nforced += cnt;
 		s += len;
 		/* "1,,2" and a trailing "," are errors, not empty entries. */
 		if (*s == ',' && !*++s)

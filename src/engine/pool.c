@@ -29,7 +29,7 @@ static void lthread_exited(struct explorer *ex, struct lthread *lt)
 	lt->state = LT_DONE;
 	wm_clear(lt);
 	rcu_tick(ex, lt);
-	slog_add(ex, lt->id, SL_EXIT, NULL, 0, "(body returned)", 0, false);
+	slog_add(&ex->slog, lt->id, SL_EXIT, NULL, 0, "(body returned)", 0, false);
 	strict_exit(ex, lt);
 	next = pick(ex, lt);
 	if (next < 0) {

@@ -25,11 +25,11 @@ void defer_rcu(struct dcsim_rcu_head *head, dcsim_rcu_cb_t func)
 	struct rcu_cb *cb;
 
 	pthread_mutex_lock(&ex->lock);
-	if (ex->ncbs == ex->cbs_cap) {
-		ex->cbs_cap = ex->cbs_cap ? 2 * ex->cbs_cap : 256;
-		ex->cbs = xrealloc(ex->cbs, ex->cbs_cap * sizeof(*ex->cbs));
+	if (ex->rcu.n == ex->rcu.cap) {
+		ex->rcu.cap = ex->rcu.cap ? 2 * ex->rcu.cap : 256;
+		ex->rcu.cbs = xrealloc(ex->rcu.cbs, ex->rcu.cap * sizeof(*ex->rcu.cbs));
 	}
-	cb = &ex->cbs[ex->ncbs++];
+	cb = &ex->rcu.cbs[ex->rcu.n++];
 	memset(cb, 0, sizeof(*cb));
 	cb->head = head;
 	cb->func = func;
@@ -38,7 +38,7 @@ void defer_rcu(struct dcsim_rcu_head *head, dcsim_rcu_cb_t func)
 	if (!cb->obj)
 		cb->size = 0;
 	cb->queuer = lt ? (int)lt->id : CTL;
-	cb->q_slog = ex->nslog;
+	cb->q_slog = ex->slog.n;
 	for (unsigned int i = 0; ex->pool && i < ex->pool->n; i++) {
 		if (ex->pool->lt[i].rcu_depth) {
 			cb->readers |= 1u << i;
@@ -46,7 +46,7 @@ void defer_rcu(struct dcsim_rcu_head *head, dcsim_rcu_cb_t func)
 		}
 	}
 	if (lt)
-		slog_add(ex, lt->id, SL_CALL_RCU, head, 0, lt->last_func, lt->last_line, lt->txn.active);
+		slog_add(&ex->slog, lt->id, SL_CALL_RCU, head, 0, lt->last_func, lt->last_line, lt->txn.active);
 	pthread_mutex_unlock(&ex->lock);
 }
 
@@ -62,15 +62,15 @@ void drain_rcu(struct explorer *ex)
 		size_t i;
 
 		pthread_mutex_lock(&ex->lock);
-		for (i = 0; i < ex->ncbs && ex->cbs[i].state == CB_DONE; i++)
+		for (i = 0; i < ex->rcu.n && ex->rcu.cbs[i].state == CB_DONE; i++)
 			;
-		if (i == ex->ncbs) {
-			ex->ncbs = 0;
+		if (i == ex->rcu.n) {
+			ex->rcu.n = 0;
 			pthread_mutex_unlock(&ex->lock);
 			return;
 		}
-		ex->cbs[i].state = CB_DONE;
-		cb = ex->cbs[i];
+		ex->rcu.cbs[i].state = CB_DONE;
+		cb = ex->rcu.cbs[i];
 		pthread_mutex_unlock(&ex->lock);
 		cb.func(cb.head);
 	}
@@ -80,7 +80,7 @@ void drain_rcu(struct explorer *ex)
 void discard_rcu(struct explorer *ex)
 {
 	pthread_mutex_lock(&ex->lock);
-	rcu_unpoison_all(ex);
-	ex->ncbs = 0;
+	rcu_unpoison_all(&ex->rcu);
+	ex->rcu.n = 0;
 	pthread_mutex_unlock(&ex->lock);
 }

@@ -14,17 +14,21 @@
 
 /* ---- RCU: read-side sections, grace periods, poisoned objects ---- */
 
-/* ex->lock held.  Has every reader of @cb left the section it was in? */
-static bool cb_ripe(struct explorer *ex, const struct rcu_cb *cb)
+/*
+ * ex->lock held.  Has every reader of @cb left the section it was in?
+ * Inline: rcu_signature() asks at every decision, and a call in its loop
+ * would make it save registers even when no callback is queued.
+ */
+static inline __attribute__((always_inline)) bool cb_ripe(const struct explore_pool *pool, const struct rcu_cb *cb)
 {
 	for (unsigned int i = 0; i < DCSIM_EXPLORE_MAX_THREADS; i++) {
 		const struct lthread *t;
 
 		if (!(cb->readers & (1u << i)))
 			continue;
-		if (!ex->pool || i >= ex->pool->n)
+		if (!pool || i >= pool->n)
 			continue;
-		t = &ex->pool->lt[i];
+		t = &pool->lt[i];
 		if (t->rcu_depth && t->rcu_sections == cb->sect[i])
 			return false;
 	}
@@ -35,14 +39,14 @@ static bool cb_ripe(struct explorer *ex, const struct rcu_cb *cb)
  * ex->lock held.  How far the callbacks of this execution got: queued,
  * ripe (every reader of their time has left that section), poisoned, run.
  */
-uint64_t rcu_signature(struct explorer *ex)
+uint64_t rcu_signature(const struct ex_rcu *rcu, const struct explore_pool *pool)
 {
-	uint64_t h = ex->ncbs;
+	uint64_t h = rcu->n;
 
-	for (size_t i = 0; i < ex->ncbs; i++) {
-		const struct rcu_cb *cb = &ex->cbs[i];
+	for (size_t i = 0; i < rcu->n; i++) {
+		const struct rcu_cb *cb = &rcu->cbs[i];
 
-		h = h * 31 + (uint64_t)cb->state * 2 + (cb->state == CB_PENDING && cb_ripe(ex, cb));
+		h = h * 31 + (uint64_t)cb->state * 2 + (cb->state == CB_PENDING && cb_ripe(pool, cb));
 	}
 	return h;
 }
@@ -56,10 +60,10 @@ static void rcu_poison(struct rcu_cb *cb)
 }
 
 /* Put every poisoned object back as it was, for the check and the real callback. */
-void rcu_unpoison_all(struct explorer *ex)
+void rcu_unpoison_all(struct ex_rcu *rcu)
 {
-	for (size_t i = 0; i < ex->ncbs; i++) {
-		struct rcu_cb *cb = &ex->cbs[i];
+	for (size_t i = 0; i < rcu->n; i++) {
+		struct rcu_cb *cb = &rcu->cbs[i];
 
 		if (cb->saved) {
 			memcpy(cb->obj, cb->saved, cb->size);
@@ -79,19 +83,19 @@ void rcu_tick(struct explorer *ex, struct lthread *lt)
 {
 	if (lt->txn.active)
 		return;
-	for (size_t i = 0; i < ex->ncbs; i++) {
-		struct rcu_cb *cb = &ex->cbs[i];
+	for (size_t i = 0; i < ex->rcu.n; i++) {
+		struct rcu_cb *cb = &ex->rcu.cbs[i];
 		struct dcsim_rcu_head *head;
 		dcsim_rcu_cb_t func;
 
-		if (cb->state != CB_PENDING || !cb_ripe(ex, cb))
+		if (cb->state != CB_PENDING || !cb_ripe(ex->pool, cb))
 			continue;
-		if (splitmix64_below(&ex->rcu_rng, 3))
+		if (splitmix64_below(&ex->rcu.rng, 3))
 			continue;
-		cb->gp_slog = ex->nslog;
+		cb->gp_slog = ex->slog.n;
 		cb->gp_step = ex->step;
-		ex->rcu_cbs_run++;
-		slog_add(ex, lt->id, SL_RCU_CB, cb->obj ? (void *)cb->obj : (void *)cb->head, 0,
+		ex->rcu.cbs_run++;
+		slog_add(&ex->slog, lt->id, SL_RCU_CB, cb->obj ? (void *)cb->obj : (void *)cb->head, 0,
 			  cb->obj ? "(grace period over: object poisoned)" : "(grace period over: callback)",
 			  0, false);
 		if (cb->obj) {
@@ -114,16 +118,16 @@ void rcu_tick(struct explorer *ex, struct lthread *lt)
 void uaf_check(struct explorer *ex, struct lthread *lt, unsigned int acc, const volatile void *addr,
 	       unsigned int size, const char *func, int line)
 {
-	for (size_t i = 0; i < ex->ncbs; i++) {
-		const struct rcu_cb *cb = &ex->cbs[i];
+	for (size_t i = 0; i < ex->rcu.n; i++) {
+		const struct rcu_cb *cb = &ex->rcu.cbs[i];
 
 		if (cb->state != CB_POISONED ||
 		    !overlaps((uintptr_t)addr, size, (uintptr_t)cb->obj, cb->size))
 			continue;
-		ex->uaf = (struct uaf_info){
+		ex->rcu.uaf = (struct uaf_info){
 			.set = true, .queuer = cb->queuer, .accessor = (int)lt->id,
 			.q_slog = cb->q_slog, .gp_slog = cb->gp_slog,
-			.a_slog = ex->nslog ? ex->nslog - 1 : 0,
+			.a_slog = ex->slog.n ? ex->slog.n - 1 : 0,
 		};
 		char what[200];
 

@@ -20,7 +20,7 @@ void report_failure(struct explorer *ex, FILE *f)
 	fprintf(f, "dcsim-explore: FAILED scenario '%s', execution %lu, mode %s",
 		ex->sc->name, ex->exec_no, dcsim_explore_mode_name(ex->o.mode));
 	if (ex->o.mode == DCSIM_EXPLORE_PCT)
-		fprintf(f, " (depth %u, step estimate %lu)", ex->o.pct_depth, ex->pct_k_used);
+		fprintf(f, " (depth %u, step estimate %lu)", ex->o.pct_depth, ex->pct.k_used);
 	if (ex->o.mode == DCSIM_EXPLORE_DFS)
 		fprintf(f, " (preemption bound %u)", ex->o.preemption_bound);
 	fprintf(f, ", %u threads, htm %s, memory %s, sched %s\n", ex->sc->nthreads,
@@ -29,15 +29,15 @@ void report_failure(struct explorer *ex, FILE *f)
 		dcsim_explore_sched_name(ex->o.sched));
 	fprintf(f, "dcsim-explore:   %s\n", ex->msg);
 	lockdep_report(f);
-	if (ex->uaf.set) {
-		if (ex->uaf.queuer >= 0) {
+	if (ex->rcu.uaf.set) {
+		if (ex->rcu.uaf.queuer >= 0) {
 			fprintf(f, "dcsim-explore:   freeing thread T%d, up to its call_rcu() "
-				"(step %lu):\n", ex->uaf.queuer, ex->uaf.q_slog);
-			slog_print_thread(ex, f, ex->uaf.queuer, ex->uaf.q_slog, 12);
+				"(step %lu):\n", ex->rcu.uaf.queuer, ex->rcu.uaf.q_slog);
+			slog_print_thread(&ex->slog, f, ex->rcu.uaf.queuer, ex->rcu.uaf.q_slog, 12);
 		}
 		fprintf(f, "dcsim-explore:   accessing thread T%d, up to the access "
-			"(grace period ended at step %lu):\n", ex->uaf.accessor, ex->uaf.gp_slog);
-		slog_print_thread(ex, f, ex->uaf.accessor, ex->uaf.a_slog, 16);
+			"(grace period ended at step %lu):\n", ex->rcu.uaf.accessor, ex->rcu.uaf.gp_slog);
+		slog_print_thread(&ex->slog, f, ex->rcu.uaf.accessor, ex->rcu.uaf.a_slog, 16);
 	}
 	fprintf(f, "dcsim-explore:   replay: DCSIM_EXPLORE_SCENARIO='%s' DCSIM_EXPLORE_MODE=%s "
 		"DCSIM_EXPLORE_SEED=%#" PRIx64, ex->sc->name,
@@ -45,7 +45,7 @@ void report_failure(struct explorer *ex, FILE *f)
 	if (ex->o.memory == DCSIM_EXPLORE_MEM_RELAXED_RMW)
 		fputs(" DCSIM_EXPLORE_MEMORY=relaxed-rmw", f);
 	if (ex->o.mode == DCSIM_EXPLORE_PCT)
-		fprintf(f, " DCSIM_EXPLORE_PCT_STEPS=%lu", ex->pct_k_used);
+		fprintf(f, " DCSIM_EXPLORE_PCT_STEPS=%lu", ex->pct.k_used);
 	if (ex->o.sched != DCSIM_EXPLORE_SCHED_FAIR)
 		fprintf(f, " DCSIM_EXPLORE_SCHED=%s", dcsim_explore_sched_name(ex->o.sched));
 	if (*window_target_name(ex, target, sizeof(target)))
@@ -53,7 +53,7 @@ void report_failure(struct explorer *ex, FILE *f)
 	fputs(" <test binary>\n", f);
 	if (ex->o.mode == DCSIM_EXPLORE_DFS)
 		fputs("dcsim-explore:   (dfs: replay with the schedule below and the same seed)\n", f);
-	schedule_print(ex, f);
-	slog_print(ex, f);
+	schedule_print(&ex->dec, f);
+	slog_print(&ex->slog, f);
 	fflush(f);
 }

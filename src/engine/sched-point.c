@@ -84,7 +84,7 @@ static void access_checks(struct explorer *ex, struct lthread *lt, unsigned int 
 			htm_conflicts(ex, lt, acc, (uintptr_t)addr, size);
 	}
 	lasso_note_access(lt, acc, addr, size);
-	if (!wm_on(ex))
+	if (!wm_on(&ex->o))
 		return;
 	if (acc_orders_loads(acc))
 		wm_clear(lt);
@@ -92,7 +92,7 @@ static void access_checks(struct explorer *ex, struct lthread *lt, unsigned int 
 		if (acc_writes(acc))
 			wm_note_write(lt, (uintptr_t)addr, size);
 		else if (acc_touches(acc))
-			wm_load(ex, lt, acc, (uintptr_t)addr, size, func, line);
+			wm_load(&ex->wm, &ex->slog, lt, acc, (uintptr_t)addr, size, func, line);
 	}
 	if (acc == DCSIM_ACC_RMW_RELAXED) {
 		lt->wm_open = true;
@@ -110,7 +110,7 @@ void explore_schedule(struct explorer *ex, struct lthread *lt, enum dcsim_access
 	explore_wm_restore(lt);
 	flush_write(lt);
 	lasso_flush(lt);
-	slog_add(ex, lt->id, acc, addr, size, func, line, lt->txn.active);
+	slog_add(&ex->slog, lt->id, acc, addr, size, func, line, lt->txn.active);
 	if (acc == DCSIM_ACC_SPIN || acc == DCSIM_ACC_RESCHED)
 		lt->spin_on = lt->last_addr;
 	lt->last_acc = acc;

@@ -3,6 +3,8 @@
  * The schedule log: the ring of the most recent steps of an execution
  * (thread, access, where, address), printed in failure reports.  ("Trace"
  * is the trace-file language of the differential checker, not this.)
+ * Its functions see the log (struct ex_slog) and the decisions (struct
+ * ex_decisions), never the rest of the explorer.
  */
 
 #include <inttypes.h>
@@ -40,10 +42,10 @@ _Static_assert(SL_NR <= 256, "schedule log kinds fit in a byte");
 
 /* ---- recording ---- */
 
-void slog_add(struct explorer *ex, unsigned int tid, unsigned int acc, const volatile void *addr,
+void slog_add(struct ex_slog *sl, unsigned int tid, unsigned int acc, const volatile void *addr,
 	      unsigned int size, const char *func, int line, bool txn)
 {
-	struct slog_ent *e = &ex->slog[ex->nslog++ % SLOG_MAX];
+	struct slog_ent *e = &sl->ent[sl->n++ % SLOG_MAX];
 
 	e->tid = (uint8_t)tid;
 	e->acc = (uint8_t)acc;
@@ -68,47 +70,49 @@ void slog_add(struct explorer *ex, unsigned int tid, unsigned int acc, const vol
 			e->caller = f->caller;
 			e->caller_line = f->caller_line;
 			e->changed = f->changed;
-			if (f->changed && ex->slog_first_changed == ULONG_MAX)
-				ex->slog_first_changed = ex->nslog - 1;
+			if (f->changed && sl->first_changed == ULONG_MAX)
+				sl->first_changed = sl->n - 1;
 		}
 	}
 }
 
-static void slog_print_one(struct explorer *ex, FILE *f, unsigned long i, const struct slog_ent *e);
+static void slog_print_one(const struct ex_slog *sl, FILE *f, unsigned long i,
+			   const struct slog_ent *e);
 
-void slog_print(struct explorer *ex, FILE *f)
+void slog_print(const struct ex_slog *sl, FILE *f)
 {
-	unsigned long n = ex->slog_len_shown, first;
+	unsigned long n = sl->len_shown, first;
 
 	/*
 	 * A patch's first changed-line step is where its report starts at
 	 * the latest: the steps that matter are often far above the last
 	 * few (as far back as the ring still holds them).
 	 */
-	if (ex->slog_first_changed != ULONG_MAX && ex->slog_first_changed < ex->nslog &&
-	    ex->nslog - ex->slog_first_changed > n)
-		n = ex->nslog - ex->slog_first_changed;
+	if (sl->first_changed != ULONG_MAX && sl->first_changed < sl->n &&
+	    sl->n - sl->first_changed > n)
+		n = sl->n - sl->first_changed;
 	if (n > SLOG_MAX)
 		n = SLOG_MAX;
-	if (n > ex->nslog)
-		n = ex->nslog;
-	first = ex->nslog - n;
+	if (n > sl->n)
+		n = sl->n;
+	first = sl->n - n;
 	fprintf(f, "dcsim-explore:   interleaving, last %lu of %lu steps "
 		"(thread, access, where, address; '*' = inside a simulated transaction",
-		n, ex->nslog);
-	if (ex->slog_first_changed != ULONG_MAX)
+		n, sl->n);
+	if (sl->first_changed != ULONG_MAX)
 		fprintf(f, "; '>' = ran a line the patch changed, first at step %lu; "
 			"'<-' names the call in the patched function",
-			ex->slog_first_changed);
+			sl->first_changed);
 	fputs("):\n", f);
-	for (unsigned long i = first; i < ex->nslog; i++) {
-		const struct slog_ent *e = &ex->slog[i % SLOG_MAX];
+	for (unsigned long i = first; i < sl->n; i++) {
+		const struct slog_ent *e = &sl->ent[i % SLOG_MAX];
 
-		slog_print_one(ex, f, i, e);
+		slog_print_one(sl, f, i, e);
 	}
 }
 
-static void slog_print_one(struct explorer *ex, FILE *f, unsigned long i, const struct slog_ent *e)
+static void slog_print_one(const struct ex_slog *sl, FILE *f, unsigned long i,
+			   const struct slog_ent *e)
 {
 	if (e->acc == SL_HTM_ABORT) {
 		fprintf(f, "    %6lu  T%u  htm abort (%s), status %#" PRIx64 "\n",
@@ -122,7 +126,8 @@ static void slog_print_one(struct explorer *ex, FILE *f, unsigned long i, const 
 	}
 	fprintf(f, "    %6lu  T%u%s%s %-11s %s:%d", i, e->tid, e->txn ? "*" : " ",
 		/* The mark's column only where a patch's changed line ran. */
-		e->changed ? ">" : ex->slog_first_changed != ULONG_MAX ? " " : "", acc_names[e->acc], e->func ? e->func : "?", e->line);
+		e->changed ? ">" : sl->first_changed != ULONG_MAX ? " " : "", acc_names[e->acc],
+		e->func ? e->func : "?", e->line);
 	if (e->caller)
 		fprintf(f, " <- %s:%d", e->caller, e->caller_line);
 	if (e->addr) {
@@ -136,36 +141,37 @@ static void slog_print_one(struct explorer *ex, FILE *f, unsigned long i, const 
 }
 
 /* The last @max steps of thread @tid up to schedule log index @upto. */
-void slog_print_thread(struct explorer *ex, FILE *f, int tid, unsigned long upto, unsigned int max)
+void slog_print_thread(const struct ex_slog *sl, FILE *f, int tid, unsigned long upto,
+		       unsigned int max)
 {
-	unsigned long lo = ex->nslog > SLOG_MAX ? ex->nslog - SLOG_MAX : 0;
+	unsigned long lo = sl->n > SLOG_MAX ? sl->n - SLOG_MAX : 0;
 	unsigned long idx[64];
 	unsigned int n = 0;
 
 	if (max > 64)
 		max = 64;
 	for (unsigned long i = upto + 1; i-- > lo && n < max;) {
-		if (i >= ex->nslog)
+		if (i >= sl->n)
 			continue;
-		if (ex->slog[i % SLOG_MAX].tid == tid)
+		if (sl->ent[i % SLOG_MAX].tid == tid)
 			idx[n++] = i;
 	}
 	while (n--)
-		slog_print_one(ex, f, idx[n], &ex->slog[idx[n] % SLOG_MAX]);
+		slog_print_one(sl, f, idx[n], &sl->ent[idx[n] % SLOG_MAX]);
 }
 
 /* Decisions as "tid*count,..." runs: what DCSIM_EXPLORE_SCHEDULE takes. */
-void schedule_print(struct explorer *ex, FILE *f)
+void schedule_print(const struct ex_decisions *dec, FILE *f)
 {
 	size_t i = 0;
 
 	fputs("dcsim-explore:   DCSIM_EXPLORE_SCHEDULE=", f);
-	while (i < ex->ndec) {
+	while (i < dec->n) {
 		size_t j = i;
 
-		while (j < ex->ndec && ex->dec[j] == ex->dec[i])
+		while (j < dec->n && dec->d[j] == dec->d[i])
 			j++;
-		fprintf(f, "%s%d*%zu", i ? "," : "", ex->dec[i], j - i);
+		fprintf(f, "%s%d*%zu", i ? "," : "", dec->d[i], j - i);
 		i = j;
 	}
 	fputc('\n', f);

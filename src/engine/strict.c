@@ -202,7 +202,7 @@ static size_t describe_holders(struct explorer *ex, char *buf, size_t len)
 /* The cycle: who spins or retries on what, held by whom, and the victim. */
 static void fail_livelock(struct explorer *ex, const char *how)
 {
-	const struct lthread *b = &ex->pool->lt[ex->strict_by];
+	const struct lthread *b = &ex->pool->lt[ex->strict.by];
 	bool rt = ex->o.sched == DCSIM_EXPLORE_SCHED_RT;
 	char buf[400];
 	size_t len = sizeof(buf), off = 0;
@@ -210,7 +210,7 @@ static void fail_livelock(struct explorer *ex, const char *how)
 	if (b->spin_on) {
 		int h = holder_of(ex, b->spin_on);
 
-		APPEND(" T%d last spun on ", ex->strict_by);
+		APPEND(" T%d last spun on ", ex->strict.by);
 		if (off < len)
 			off += name_of(b->spin_on, buf + off, len - off);
 		if (h >= 0)
@@ -220,7 +220,7 @@ static void fail_livelock(struct explorer *ex, const char *how)
 	if (b->contended) {
 		int h = holder_of(ex, b->contended);
 
-		APPEND(" T%d last found ", ex->strict_by);
+		APPEND(" T%d last found ", ex->strict.by);
 		if (off < len)
 			off += name_of(b->contended, buf + off, len - off);
 		if (h >= 0)
@@ -236,12 +236,12 @@ static void fail_livelock(struct explorer *ex, const char *how)
 	fail_lockedf(ex, "livelock (%s priorities): T%d preempted T%d at step %lu, where T%d "
 		     "stopped after %s:%d holding no spinlock; T%d %s %s, "
 		     "now at %s:%d; T%d never runs again.%s",
-		     rt ? "real-time" : "strict", ex->strict_by, ex->strict_victim, ex->strict_since,
-		     ex->strict_victim, ex->strict_func ? ex->strict_func : "(its start)",
-		     ex->strict_line, ex->strict_by, how,
+		     rt ? "real-time" : "strict", ex->strict.by, ex->strict.victim, ex->strict.since,
+		     ex->strict.victim, ex->strict.func ? ex->strict.func : "(its start)",
+		     ex->strict.line, ex->strict.by, how,
 		     rt ? "without a yield (its cond_resched() gives nothing back at real-time "
 		     "priority)" : "without cond_resched()",
-		     b->last_func ? b->last_func : "?", b->last_line, ex->strict_victim, buf);
+		     b->last_func ? b->last_func : "?", b->last_line, ex->strict.victim, buf);
 }
 
 #undef APPEND
@@ -259,20 +259,20 @@ void strict_prepare(struct explorer *ex)
 		lt->contended = lt->waiting = NULL;
 		lt->spin_on = NULL;
 	}
-	ex->strict_victim = ex->strict_by = ex->strict_rescue = -1;
-	ex->strict_off = ex->strict_over = false;
-	ex->strict_func = NULL;
-	ex->strict_line = 0;
+	ex->strict.victim = ex->strict.by = ex->strict.rescue = -1;
+	ex->strict.off = ex->strict.over = false;
+	ex->strict.func = NULL;
+	ex->strict.line = 0;
 	if (ex->o.sched == DCSIM_EXPLORE_SCHED_FAIR || ex->o.sched == DCSIM_EXPLORE_SCHED_WINDOW || n < 2)
 		return;
 	/* Its own stream: the other choices of a seed stay what fair mode makes them. */
-	ex->strict_rng = ex->exec_seed ^ 0xa54ff53a5f1d36f1ull;
-	(void)splitmix64_next(&ex->strict_rng);
-	ex->strict_victim = (int)splitmix64_below(&ex->strict_rng, n);
-	ex->strict_by = (int)splitmix64_below(&ex->strict_rng, n - 1);
-	if (ex->strict_by >= ex->strict_victim)
-		ex->strict_by++;
-	ex->strict_at = 1 + splitmix64_below(&ex->strict_rng,
+	ex->strict.rng = ex->exec_seed ^ 0xa54ff53a5f1d36f1ull;
+	(void)splitmix64_next(&ex->strict.rng);
+	ex->strict.victim = (int)splitmix64_below(&ex->strict.rng, n);
+	ex->strict.by = (int)splitmix64_below(&ex->strict.rng, n - 1);
+	if (ex->strict.by >= ex->strict.victim)
+		ex->strict.by++;
+	ex->strict.at = 1 + splitmix64_below(&ex->strict.rng,
 					     ex->o.strict_window ? ex->o.strict_window : 1);
 }
 
@@ -282,28 +282,28 @@ static bool preemptible(const struct lthread *t)
 	       !t->rcu_depth && !t->txn.active;
 }
 
-static void strict_end(struct explorer *ex)
+static void strict_end(struct ex_strict *st)
 {
-	ex->strict_off = false;
-	ex->strict_over = true;
+	st->off = false;
+	st->over = true;
 }
 
 void strict_point(struct explorer *ex, struct lthread *lt, unsigned int acc)
 {
-	if (ex->strict_victim < 0 || ex->strict_over)
+	if (ex->strict.victim < 0 || ex->strict.over)
 		return;
-	if (ex->strict_off) {
-		if ((int)lt->id != ex->strict_by)
+	if (ex->strict.off) {
+		if ((int)lt->id != ex->strict.by)
 			return;
 		/*
 		 * The preemptor offers its CPU: the victim has waited, so it
 		 * gets it; not from a real-time preemptor (rt).
 		 */
 		if (acc == DCSIM_ACC_RESCHED && ex->o.sched == DCSIM_EXPLORE_SCHED_STRICT) {
-			strict_end(ex);
+			strict_end(&ex->strict);
 			return;
 		}
-		if (++ex->strict_run > ex->o.strict_steps) {
+		if (++ex->strict.run > ex->o.strict_steps) {
 			char how[96];
 
 			/*
@@ -312,61 +312,61 @@ void strict_point(struct explorer *ex, struct lthread *lt, unsigned int acc)
 			 * starves it by design).  Run it, and count again.
 			 */
 			for (unsigned int i = 0; i < ex->pool->n; i++) {
-				if (i != lt->id && (int)i != ex->strict_victim &&
+				if (i != lt->id && (int)i != ex->strict.victim &&
 				    ex->pool->lt[i].state == LT_RUNNABLE &&
 				    ex->o.mode != DCSIM_EXPLORE_DFS) {
-					ex->strict_rescue = (int)i;
-					ex->strict_run = 0;
+					ex->strict.rescue = (int)i;
+					ex->strict.run = 0;
 					return;
 				}
 			}
 
 			snprintf(how, sizeof(how), "has run %lu schedule points since",
-				 ex->strict_run - 1);
+				 ex->strict.run - 1);
 			fail_livelock(ex, how);
 			abandon_locked(ex, lt);
 		}
 		return;
 	}
 	/* A preemption at the preemptor's own cond_resched() would end there (strict). */
-	if (ex->step < ex->strict_at || (acc == DCSIM_ACC_RESCHED && (int)lt->id == ex->strict_by &&
+	if (ex->step < ex->strict.at || (acc == DCSIM_ACC_RESCHED && (int)lt->id == ex->strict.by &&
 				       ex->o.sched == DCSIM_EXPLORE_SCHED_STRICT))
 		return;
 	{
-		struct lthread *v = &ex->pool->lt[ex->strict_victim];
+		struct lthread *v = &ex->pool->lt[ex->strict.victim];
 
-		if (ex->pool->lt[ex->strict_by].state == LT_DONE || v->state == LT_DONE) {
-			ex->strict_over = true;
+		if (ex->pool->lt[ex->strict.by].state == LT_DONE || v->state == LT_DONE) {
+			ex->strict.over = true;
 			return;
 		}
 		/* Waiting in cond_resched() the preemptor would give the CPU back at once (strict). */
 		if (!preemptible(v) || (ex->o.sched == DCSIM_EXPLORE_SCHED_STRICT &&
-					ex->pool->lt[ex->strict_by].state == LT_BLOCKED &&
-					ex->pool->lt[ex->strict_by].last_acc == DCSIM_ACC_RESCHED))
+					ex->pool->lt[ex->strict.by].state == LT_BLOCKED &&
+					ex->pool->lt[ex->strict.by].last_acc == DCSIM_ACC_RESCHED))
 			return;
-		ex->strict_off = true;
-		ex->strict_count++;
-		ex->strict_run = 0;
-		ex->strict_since = ex->nslog;
-		ex->strict_func = v->last_func;
-		ex->strict_line = v->last_line;
+		ex->strict.off = true;
+		ex->strict.count++;
+		ex->strict.run = 0;
+		ex->strict.since = ex->slog.n;
+		ex->strict.func = v->last_func;
+		ex->strict.line = v->last_line;
 		/* The report tells what the preemptor waits on from here on. */
-		ex->pool->lt[ex->strict_by].spin_on = NULL;
-		ex->pool->lt[ex->strict_by].contended = NULL;
-		slog_add(ex, v->id, SL_PREEMPT, (const void *)(uintptr_t)ex->strict_by, 0,
+		ex->pool->lt[ex->strict.by].spin_on = NULL;
+		ex->pool->lt[ex->strict.by].contended = NULL;
+		slog_add(&ex->slog, v->id, SL_PREEMPT, (const void *)(uintptr_t)ex->strict.by, 0,
 			 "(off its CPU)", 0, false);
 	}
 }
 
 void strict_exit(struct explorer *ex, struct lthread *lt)
 {
-	if (ex->strict_off && (int)lt->id == ex->strict_by)
-		strict_end(ex);
+	if (ex->strict.off && (int)lt->id == ex->strict.by)
+		strict_end(&ex->strict);
 }
 
 bool strict_stuck(struct explorer *ex, struct lthread *lt)
 {
-	if (!ex->strict_off)
+	if (!ex->strict.off)
 		return false;
 	fail_livelock(ex, "spins on their CPU");
 	abandon_locked(ex, lt);

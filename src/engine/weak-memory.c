@@ -11,9 +11,9 @@
 
 /* ---- weak memory: loads passing a relaxed RMW ---- */
 
-bool wm_on(struct explorer *ex)
+bool wm_on(const struct dcsim_explore_opts *o)
 {
-	return ex->o.memory == DCSIM_EXPLORE_MEM_RELAXED_RMW;
+	return o->memory == DCSIM_EXPLORE_MEM_RELAXED_RMW;
 }
 
 void wm_clear(struct lthread *lt)
@@ -69,8 +69,8 @@ void wm_note_write(struct lthread *lt, uintptr_t addr, unsigned int size)
  * exist, half the time the load returns them: memory is patched until the
  * thread's next schedule point, when nobody else has run yet.
  */
-void wm_load(struct explorer *ex, struct lthread *lt, unsigned int acc, uintptr_t addr,
-	     unsigned int size, const char *func, int line)
+void wm_load(struct ex_wm *wm, struct ex_slog *sl, struct lthread *lt, unsigned int acc,
+	     uintptr_t addr, unsigned int size, const char *func, int line)
 {
 	unsigned char img[SIM_UNDO_BYTES];
 	bool any = false;
@@ -91,15 +91,15 @@ void wm_load(struct explorer *ex, struct lthread *lt, unsigned int acc, uintptr_
 		memcpy(img + (lo - addr), e->old + (lo - e->addr), hi - lo);
 		any = true;
 	}
-	if (!any || !memcmp(img, (const void *)addr, size) || splitmix64_below(&ex->wm_rng, 2))
+	if (!any || !memcmp(img, (const void *)addr, size) || splitmix64_below(&wm->rng, 2))
 		goto fresh;
 	memcpy(lt->wm_cur, (const void *)addr, size);
 	memcpy((void *)addr, img, size);
 	lt->wm_patched = true;
 	lt->wm_paddr = (void *)addr;
 	lt->wm_psize = size;
-	ex->stale_loads++;
-	slog_add(ex, lt->id, SL_STALE, (const void *)addr, size, func, line, false);
+	wm->stale_loads++;
+	slog_add(sl, lt->id, SL_STALE, (const void *)addr, size, func, line, false);
 	return;
 fresh:
 	wm_drop(lt, addr, size);
