@@ -124,6 +124,10 @@ static void run_op(struct dscn *s, unsigned int tid, const struct sop *op)
 		if (a)
 			dcsim_d_invalidate(a);
 		break;
+	case OP_GENOCIDE:
+		if (a)
+			dcsim_d_genocide(a);
+		break;
 	case OP_PRUNE:
 		dcsim_prune(s->cache, op->n);
 		break;
