@@ -35,6 +35,7 @@
 #define dget_parent		__KC_VCAT(KC_VARIANT, dget_parent)
 #define shrink_dcache_parent	__KC_VCAT(KC_VARIANT, shrink_dcache_parent)
 #define d_invalidate		__KC_VCAT(KC_VARIANT, d_invalidate)
+#define d_genocide		__KC_VCAT(KC_VARIANT, d_genocide)
 
 #ifdef KC_HAVE_D_DELETE
 struct dentry;
@@ -60,9 +61,10 @@ void KC_ENTRY(struct dcsim_dentry *d)
  * The ops table (src/model/kernel-code.h): dcsim_prune(),
  * dcsim_shrink_all(), dcsim_dget_parent() and (KC_HAVE_D_INVALIDATE and
  * KC_HAVE_D_DELETE, from the tree table's cflags line)
- * dcsim_d_invalidate() and dcsim_d_delete() of a cache of this variant
- * run the tree's own prune_dcache_sb(), shrink_dcache_sb(),
- * dget_parent(), d_invalidate() and d_delete().  The kernel's shrinkers return what
+ * dcsim_d_invalidate() and dcsim_d_delete() (and KC_HAVE_D_GENOCIDE:
+ * dcsim_d_genocide()) of a cache of this variant run the tree's own
+ * prune_dcache_sb(), shrink_dcache_sb(), dget_parent(), d_invalidate(),
+ * d_delete() and d_genocide().  The kernel's shrinkers return what
  * they isolated (or nothing); dcsim's API returns the dentries killed,
  * counted by the kill glue (kc_kills()) on this thread.
  */
@@ -96,6 +98,19 @@ static void kc_d_invalidate(struct dcsim_dentry *d)
 }
 #endif
 
+#ifdef KC_HAVE_D_GENOCIDE
+/*
+ * d_genocide(), then shrink_dcache_parent(), as kill_litter_super()'s
+ * unmount and simple_fill_super()'s error path run them: the pins
+ * dropped, the unused are killed (the tree table says which trees).
+ */
+static void kc_d_genocide(struct dcsim_dentry *d)
+{
+	d_genocide((struct dentry *)(void *)d);
+	shrink_dcache_parent((struct dentry *)(void *)d);
+}
+#endif
+
 #ifdef KC_HAVE_D_DELETE
 /*
  * d_delete() on a positive @d the caller holds a reference on
@@ -120,6 +135,9 @@ const struct dcsim_dcache_ops KC_OPS = {
 #ifdef KC_HAVE_D_DELETE
 	.d_delete = kc_d_delete,
 #endif
+#ifdef KC_HAVE_D_GENOCIDE
+	.genocide = kc_d_genocide,
+#endif
 };
 
 #if DCSIM_INSTRUMENT
@@ -137,6 +155,9 @@ static const struct kc_func funcs[] = {
 #endif
 #ifdef KC_HAVE_D_DELETE
 	{ "(entry)", (const void *)kc_d_delete, KC_SOURCE },
+#endif
+#ifdef KC_HAVE_D_GENOCIDE
+	{ "(entry)", (const void *)kc_d_genocide, KC_SOURCE },
 #endif
 };
 #undef KC_FUNC

@@ -83,26 +83,22 @@ LOCK_CALLS = {
     "dentry_unlink_inode": ("release", "d_lock, i_lock"),
 }
 
-# Windows that no scenario can reach, and why (--coverage accepts these).
+# Windows that no scenario can reach, and why (--coverage accepts these,
+# and fails when one is reached after all).  None now: d_walk()'s
+# D_WALK_SKIP arm (d_walk:d_lock:3) is reached through d_genocide_kill()
+# (scenario genocide-vs-put-prune).
 UNREACHABLE = {
-    "d_walk:d_lock:3": "D_WALK_SKIP: none of the extracted callbacks (select_collect(), "
-                       "select_collect2(), find_submount()) returns it; those that do "
-                       "(path_check_mount(), d_genocide_kill()) need mounts or an "
-                       "operation dcsim does not have",
 }
 
 # Windows that a scenario reaches, but so seldom that the default budget
 # may miss them (--coverage does not require them; docs/windows.md says so
 # when its run missed them).  Measured with the explore suite under
-# --sched window.
-RENAME_IN_WINDOW = ("a lookup and a rename of the dentry must both fall inside the "
-                    "window, the rename holding the parent while this code reads "
-                    "d_parent and then waits for it (rename-vs-put, rename-vs-prune): "
-                    "reached at the soak budget (k61, 2500 executions per mode), "
-                    "seldom at the default")
+# --sched window.  None now: the two that need a lookup and a rename of
+# the dentry inside the window (__lock_parent:parent-d_lock:2,
+# shrink_lock_dentry:parent-d_lock:3) are reached at the default budget,
+# the parked thread waiting for the others' renames
+# (dcsim_explore_rename_ahead()).
 RARE = {
-    "__lock_parent:parent-d_lock:2": RENAME_IN_WINDOW,
-    "shrink_lock_dentry:parent-d_lock:3": RENAME_IN_WINDOW,
 }
 
 RECHECKS = [

@@ -42,6 +42,7 @@ struct dcsim_inode;
 #define DCSIM_DCACHE_DISCONNECTED	0x00000020u /* never retained once unused */
 #define DCSIM_DCACHE_REFERENCED		0x00000040u /* recently used, don't discard */
 #define DCSIM_DCACHE_DONTCACHE		0x00000080u /* purge from cache on final dput */
+#define DCSIM_DCACHE_GENOCIDE		0x00000200u /* d_genocide() dropped its pin */
 #define DCSIM_DCACHE_SHRINK_LIST	0x00000400u /* on a private shrink list */
 #define DCSIM_DCACHE_DENTRY_KILLED	0x00008000u /* killed, unlisted from the parent */
 #define DCSIM_DCACHE_LRU_LIST		0x00080000u /* on the LRU (or a shrink list) */
@@ -278,5 +279,23 @@ DCSIM_API void dcsim_d_delete(struct dcsim_dentry *dentry);
  * kill every unused descendant as shrink_dcache_parent() does.
  */
 DCSIM_API void dcsim_d_invalidate(struct dcsim_dentry *dentry);
+
+/**
+ * dcsim_d_genocide() - models d_genocide() followed by
+ * shrink_dcache_parent(), the teardown of a filesystem that pins its
+ * dentries (ramfs, tmpfs: the filesystem holds one reference on each
+ * positive, hashed dentry from its create on; kill_litter_super() and
+ * simple_fill_super()'s error path call the two in a row).
+ * @root: the top of the tree; the caller holds a reference on it
+ *
+ * Every positive, hashed descendant of @root not marked yet is marked
+ * DCSIM_DCACHE_GENOCIDE and loses one reference, the filesystem's pin;
+ * a negative or unhashed one is skipped with what lies under it (the
+ * filesystem dropped that pin when it unlinked it).  Then every unused
+ * descendant is killed.  The caller must hold no pin it means to drop
+ * itself: each positive, hashed, unmarked descendant must carry one.
+ * Return: (void) no lock held.
+ */
+DCSIM_API void dcsim_d_genocide(struct dcsim_dentry *root);
 
 #endif /* DCSIM_DENTRY_H */

@@ -83,6 +83,7 @@ enum dcsim_dcache_scenario {
 	DCSIM_DSCN_RENAME_VS_PRUNE,	/* a prune of f against a lookup and rename of f */
 	DCSIM_DSCN_RENAME_VS_DGET_PARENT, /* dget_parent(f) against a rename of f */
 	DCSIM_DSCN_RENAME_VS_INVALIDATE, /* d_invalidate(p) against a rename of p's child */
+	DCSIM_DSCN_GENOCIDE_VS_PUT_PRUNE, /* d_genocide(d) against puts and a prune of d's children */
 	DCSIM_DSCN_NR
 };
 

@@ -382,6 +382,20 @@ DCSIM_API int dcsim_explore_self(void);
  */
 DCSIM_API void dcsim_explore_progress(void);
 
+/**
+ * dcsim_explore_rename_ahead() - whether the calling logical thread's
+ * program still has a rename (a move of a dentry to another parent) to
+ * run, this step included.
+ * @ahead: true from the first step to the rename itself, false after it
+ *
+ * For scenario programs, before each step.  Window-directed exploration
+ * (DCSIM_EXPLORE_SCHED_WINDOW) keeps a thread parked in a lock-drop window
+ * until the others' renames are done: code that read d_parent and dropped
+ * d_lock must see the dentry moved under it.  No schedule point; nothing
+ * outside an exploration.
+ */
+DCSIM_API void dcsim_explore_rename_ahead(bool ahead);
+
 /** dcsim_explore_yield() - an explicit schedule point, for user scenarios. */
 DCSIM_API void dcsim_explore_yield(void);
 

@@ -79,6 +79,35 @@ void dscn_warm(struct dscn *s, struct dcsim_dentry *parent, struct dcsim_dentry 
 	dcsim_dput(dscn_lookup(s, parent, name));
 }
 
+/*
+ * genocide-vs-put-prune: d as a ramfs-style directory whose filesystem pins
+ * its positive, hashed dentries (one reference each, held by nobody's
+ * slot: d_genocide() drops them).  In the walk's order (newest first):
+ * g pinned and held by T1; u positive but unhashed (unlinked: no pin),
+ * held by T1 alone; n negative (unlinked and put: no pin), unused on the
+ * LRU; f pinned, warm before the pin (on the LRU, REFERENCED).
+ */
+void dscn_build_genocide(struct dscn *s)
+{
+	struct dcsim_dentry *f = dscn_mk(s, s->dir, "f", NULL);
+	struct dcsim_dentry *n = dscn_mk(s, s->dir, "n", NULL);
+	struct dcsim_dentry *u = dscn_mk(s, s->dir, "u", NULL);
+	struct dcsim_dentry *g = dscn_mk(s, s->dir, "g", NULL);
+
+	if (!f || !n || !u || !g)
+		return;
+	s->id_f = dcsim_d_id(f);
+	s->id_g = dcsim_d_id(g);
+	dscn_warm(s, s->dir, f, "f");
+	(void)dscn_lookup(s, s->dir, "f");	/* f's pin */
+	dcsim_d_delete(n);			/* count 1: negative, still hashed */
+	dcsim_dput(n);
+	dcsim_d_drop(u);
+	s->slot[1][1] = u;
+	s->slot[1][2] = dscn_lookup(s, s->dir, "g");
+	(void)g;				/* the creator's reference: g's pin */
+}
+
 /* d/{f,g}, both warm.  Return: false if setup failed. */
 bool dscn_warm_fg(struct dscn *s)
 {

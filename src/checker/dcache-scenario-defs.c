@@ -777,6 +777,19 @@ const struct scn_def scn_defs[DCSIM_DSCN_NR] = {
 		{ INVALIDATE(1), DPUT(2), DPUT(1) },
 		{ RENAME(1, 2), DPUT(1), DPUT(2), DPUT(3) },
 		{ PRUNE(1) } } },
+	/*
+	 * The teardown of a filesystem that pins its dentries
+	 * (src/model/genocide.c): T0's d_genocide() of d drops the pins of
+	 * g and f while T1 puts the unhashed u (its final put kills it) and
+	 * its own reference on g, and T2's prune kills the negative n.
+	 * The walk skips u and n while they live (D_WALK_SKIP: no pin; the
+	 * release of the child's d_lock is docs/windows.md's
+	 * d_walk:d_lock:3), then kills what is unused.
+	 */
+	[DCSIM_DSCN_GENOCIDE_VS_PUT_PRUNE] = { "genocide-vs-put-prune", dscn_build_genocide, {
+		{ GENOCIDE(0) },
+		{ DPUT(1), DPUT(2) },
+		{ PRUNE(2) } } },
 };
 
 _Static_assert(sizeof(scn_defs) / sizeof(scn_defs[0]) == DCSIM_DSCN_NR,

@@ -124,6 +124,10 @@ static void run_op(struct dscn *s, unsigned int tid, const struct sop *op)
 		if (a)
 			dcsim_d_invalidate(a);
 		break;
+	case OP_GENOCIDE:
+		if (a)
+			dcsim_d_genocide(a);
+		break;
 	case OP_PRUNE:
 		dcsim_prune(s->cache, op->n);
 		break;
@@ -390,6 +394,11 @@ static void dscn_thread(void *state, unsigned int tid)
 		const struct sop *op = &s->def->prog[tid][i];
 		bool post = op->kind == OP_INVALIDATE || op->kind == OP_SHRINK_ALL;
 
+		bool rename_ahead = false;
+
+		for (unsigned int j = i; j < MAXOPS && s->def->prog[tid][j].kind != OP_END; j++)
+			rename_ahead |= s->def->prog[tid][j].kind == OP_RENAME;
+		dcsim_explore_rename_ahead(rename_ahead);
 		/* Only the running logical thread ticks the clock: no schedule point. */
 		s->t_begin[tid][i] = ++s->clock;
 		post_note(s, tid, op, false);
@@ -403,6 +412,7 @@ static void dscn_thread(void *state, unsigned int tid)
 		s->nr_ran[tid] = i + 1;
 		dcsim_explore_progress();
 	}
+	dcsim_explore_rename_ahead(false);
 	/* A program drops every reference it owns. */
 	for (unsigned int i = 1; i < NSLOTS; i++)
 		dcsim_explore_assert(s->slot[tid][i] == NULL);

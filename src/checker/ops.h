@@ -35,6 +35,7 @@ enum spec_op {
 	OP_PRUNE,		/* prune(n) */
 	OP_SHRINK_ALL,		/* shrink_all() */
 	OP_CREATE,		/* create in place: d_instantiate(a) under the parent's create lock */
+	OP_GENOCIDE,		/* d_genocide(a) + shrink_dcache_parent(a): the pins dropped */
 	OP_TRACE_NR,
 	/* Scenario programs only. */
 	OP_ALLOC_ADD = OP_TRACE_NR,	/* d_alloc(a, name) + d_add(positive) */
@@ -64,7 +65,8 @@ unsigned int spec_split_path(const char *path, char (*buf)[16], const char **nam
  * The caller has checked that @op is valid in @s's state.
  * Return: the dentry the operation hands out (alloc, lookup and its
  * variants, dget_parent, alloc+add, walk; 0: none), the number of dentries
- * killed (prune, shrink_all), otherwise 0.
+ * killed (prune, shrink_all), the number of pins dropped (genocide),
+ * otherwise 0.
  */
 unsigned long spec_apply(struct spec *s, enum spec_op op, uint32_t a, uint32_t n,
 			 const char *name);

@@ -47,6 +47,7 @@ struct sop {
 #define RENAME(s, p)		{ OP_RENAME, s, p, 0, NULL }	/* move slot s into slot p */
 #define DELETE(s)		{ OP_DELETE, s, 0, 0, NULL }
 #define INVALIDATE(s)		{ OP_INVALIDATE, s, 0, 0, NULL }
+#define GENOCIDE(s)		{ OP_GENOCIDE, s, 0, 0, NULL }
 #define PRUNE(k)		{ OP_PRUNE, 0, 0, k, NULL }
 #define SHRINK_ALL()		{ OP_SHRINK_ALL, 0, 0, 0, NULL }
 #define DGET_PARENT(s, d)	{ OP_DGET_PARENT, s, d, 0, NULL }
@@ -163,6 +164,7 @@ bool dscn_warm_fg(struct dscn *s);
 
 /* dcache-scenario-rename.c: the rename scenarios' trees. */
 void dscn_build_rename(struct dscn *s);
+void dscn_build_genocide(struct dscn *s);
 void dscn_build_rename_vs_put(struct dscn *s);
 void dscn_build_rename_vs_prune(struct dscn *s);
 void dscn_build_rename_vs_dget_parent(struct dscn *s);

@@ -75,6 +75,8 @@ unsigned long spec_apply(struct spec *s, enum spec_op op, uint32_t a, uint32_t n
 	case OP_CREATE:
 		spec_create(s, a);
 		return 0;
+	case OP_GENOCIDE:
+		return spec_genocide(s, a);
 	case OP_ALLOC_ADD:
 		id = spec_alloc(s, a, name);
 		spec_add(s, id, true);

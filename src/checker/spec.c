@@ -384,13 +384,9 @@ static void collect(struct spec *s, uint32_t dir, struct queue *q, unsigned long
 	}
 }
 
-void spec_invalidate(struct spec *s, uint32_t id)
+/* shrink_dcache_parent(@id): until no unused descendant is left. */
+static void shrink_parent(struct spec *s, uint32_t id)
 {
-	if (!s->d[id].hashed)
-		return;
-	s->d[id].hashed = false;
-	if ((s->d[id].flags & DCSIM_DCACHE_ENTRY_TYPE) == 0)
-		return;
 	for (;;) {
 		struct queue *q = calloc(1, sizeof(*q));
 		unsigned long found = 0;
@@ -405,6 +401,54 @@ void spec_invalidate(struct spec *s, uint32_t id)
 		if (!found)
 			break;
 	}
+}
+
+void spec_invalidate(struct spec *s, uint32_t id)
+{
+	if (!s->d[id].hashed)
+		return;
+	s->d[id].hashed = false;
+	if ((s->d[id].flags & DCSIM_DCACHE_ENTRY_TYPE) == 0)
+		return;
+	shrink_parent(s, id);
+}
+
+/* d_genocide_kill() over d_walk()'s pre-order walk, children newest first. */
+static void genocide_walk(const struct spec *s, uint32_t dir, uint32_t *out, unsigned int *n)
+{
+	for (uint32_t i = s->next_id - 1; i > dir; i--) {
+		const struct spec_dentry *d = &s->d[i];
+
+		if (!d->exists || d->parent != dir)
+			continue;
+		/* D_WALK_SKIP: no pin on it, nor on what lies below */
+		if (!d->hashed || !(d->flags & DCSIM_DCACHE_ENTRY_TYPE))
+			continue;
+		if (!(d->flags & DCSIM_DCACHE_GENOCIDE))
+			out[(*n)++] = i;
+		genocide_walk(s, i, out, n);
+	}
+}
+
+unsigned int spec_genocide_victims(const struct spec *s, uint32_t id, uint32_t *out)
+{
+	unsigned int n = 0;
+
+	genocide_walk(s, id, out, &n);
+	return n;
+}
+
+unsigned long spec_genocide(struct spec *s, uint32_t id)
+{
+	uint32_t v[SPEC_MAX];
+	unsigned int n = spec_genocide_victims(s, id, v);
+
+	for (unsigned int i = 0; i < n; i++) {
+		s->d[v[i]].flags |= DCSIM_DCACHE_GENOCIDE;
+		s->d[v[i]].count--;
+	}
+	shrink_parent(s, id);
+	return n;
 }
 
 int spec_snapshot(const struct spec *s, struct dcsim_cache_snapshot *out)

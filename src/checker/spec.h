@@ -70,6 +70,15 @@ void spec_delete(struct spec *s, uint32_t id);
 /* d_move(): @id (not a root) moves under @parent, keeping its name and its hashed state. */
 void spec_rename(struct spec *s, uint32_t id, uint32_t parent);
 void spec_invalidate(struct spec *s, uint32_t id);
+/*
+ * d_genocide() + shrink_dcache_parent(): every positive, hashed descendant
+ * of @id not marked DCACHE_GENOCIDE yet is marked and loses a reference (a
+ * negative or unhashed one is skipped with its subtree); then every unused
+ * descendant dies.  Return: the references dropped.
+ */
+unsigned long spec_genocide(struct spec *s, uint32_t id);
+/* The dentries spec_genocide(@id) would take a reference from, in @out (SPEC_MAX). Return: how many. */
+unsigned int spec_genocide_victims(const struct spec *s, uint32_t id, uint32_t *out);
 unsigned long spec_prune(struct spec *s, unsigned long nr);
 unsigned long spec_shrink_all(struct spec *s);
 /* A hashed, live child @name of @parent exists. */

@@ -66,6 +66,15 @@ void dcsim_explore_progress(void)
 	}
 }
 
+/* Only the baton holder runs: its own field needs no lock. */
+void dcsim_explore_rename_ahead(bool ahead)
+{
+	struct lthread *lt = explore_lt;
+
+	if (lt)
+		lt->win_rename_ahead = ahead;
+}
+
 void dcsim_explore_yield(void)
 {
 	struct explorer *ex = explore_ctx();

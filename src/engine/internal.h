@@ -177,6 +177,8 @@ struct lthread {
 	unsigned int win_nopen;
 	int win_hold;		/* hold window of the last lock it took, or -1 */
 	int win_park;
+	bool win_park_late;	/* park when it is about to take a lock, not at once */
+	bool win_rename_ahead;	/* dcsim_explore_rename_ahead(): a rename still to run */
 	struct sim_txn txn;
 };
 

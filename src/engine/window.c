@@ -35,6 +35,14 @@
  * round: the livelock of two trylock loops becomes a fair cycle that
  * lasso.c confirms.
  *
+ * A rename tests a window whose code read d_parent before it dropped
+ * d_lock or after: scenario programs say which threads still have one to
+ * run (dcsim_explore_rename_ahead()).  While one has, a park lasts until
+ * those renames are done (the operations' bound waits), it comes when the
+ * parked thread is about to take the lock that closes the window (after
+ * what it read in between), and a window never parked in so far is parked
+ * in when it opens.
+ *
  * Parking only chooses among real interleavings: every schedule it makes
  * is one the fair scheduler could make.  Fair-cycle detection sees a
  * parked thread as runnable, so a cycle in which it never ran is not
@@ -167,19 +175,48 @@ static void park(struct explorer *ex, struct lthread *lt, int win)
 	w.tab[win].parked++;
 }
 
-/* Park @lt at its next schedule point in @win if that is what to do. */
-static void maybe_park(struct lthread *lt, int win, bool waits)
+/* A thread other than @tid, still running, has a rename ahead of it. */
+static bool rename_ahead(struct explorer *ex, int tid)
 {
+	for (unsigned int i = 0; i < ex->pool->n; i++)
+		if ((int)i != tid && ex->pool->lt[i].state != LT_DONE &&
+		    ex->pool->lt[i].win_rename_ahead)
+			return true;
+	return false;
+}
+
+/*
+ * Park @lt in @win if that is what to do: at its next schedule point.
+ * While another thread has a rename ahead (dcsim_explore_rename_ahead()),
+ * the park comes later, when @lt is about to take the lock that closes
+ * the window: code that drops d_lock reads what it will lock next (the
+ * parent, from d_parent) in between, and parked after that read, it must
+ * see the dentry moved before it takes the lock.  Then, too, a window
+ * never parked in so far is parked in when it opens: those that a rename
+ * tests open only after a coincidence (a trylock that met a busy lock),
+ * in few executions, seldom those that target them.  Without a rename
+ * ahead the parks are the plain ones.
+ */
+static void maybe_park(struct explorer *ex, struct lthread *lt, int win, bool waits)
+{
+	bool renames = rename_ahead(ex, (int)lt->id);
+
 	if (w.parked >= 0 && w.parked != (int)lt->id) {
 		/* Another thread is parked: one that waits for a lock swaps with it. */
-		if (waits)
+		if (waits) {
 			lt->win_park = win + 1;
+			lt->win_park_late = renames;
+		}
 		return;
 	}
 	if (w.target < 0)
 		w.target = win;
-	if (win == w.target && w.parked < 0)
+	if (w.parked >= 0)
+		return;
+	if (win == w.target || (renames && !w.tab[win].parked)) {
 		lt->win_park = win + 1;
+		lt->win_park_late = renames;
+	}
 }
 
 /* From dcsim_spin_note(), on the baton holder: a lock operation of @lt. */
@@ -206,6 +243,11 @@ void window_note(struct explorer *ex, struct lthread *lt, enum dcsim_spin_event 
 			for (unsigned int i = 0; i < lt->win_nopen; i++)
 				w.tab[lt->win_open[i]].reached++;
 			lt->win_nopen = 0;
+			/* closed before a late park came: no park in it */
+			if (lt->win_park_late) {
+				lt->win_park = 0;
+				lt->win_park_late = false;
+			}
 		}
 		/* ... and a lock held while another one is wanted. */
 		if (lt->win_hold >= 0)
@@ -221,7 +263,7 @@ void window_note(struct explorer *ex, struct lthread *lt, enum dcsim_spin_event 
 		if (win < 0)
 			return;
 		lt->win_hold = win;
-		maybe_park(lt, win, false);
+		maybe_park(ex, lt, win, false);
 		return;
 	}
 	if (ev == DCSIM_SPIN_WAITING)
@@ -234,7 +276,7 @@ void window_note(struct explorer *ex, struct lthread *lt, enum dcsim_spin_event 
 			return;		/* open already (a loop of unlocks) */
 	if (lt->win_nopen < LT_WIN_OPEN)
 		lt->win_open[lt->win_nopen++] = win;
-	maybe_park(lt, win, ev == DCSIM_SPIN_CONTENDED);
+	maybe_park(ex, lt, win, ev == DCSIM_SPIN_CONTENDED);
 }
 
 /* A scenario step of @lt ended: a window still open was the operation's end. */
@@ -243,7 +285,9 @@ void window_progress(struct lthread *lt)
 	lt->win_nopen = 0;
 	lt->win_hold = -1;
 	lt->win_park = 0;
+	lt->win_park_late = false;
 }
+
 
 /* ex->lock held, @lt at a schedule point (@func:@line), before the pick. */
 void window_point(struct explorer *ex, struct lthread *lt, const char *func, int line)
@@ -262,6 +306,10 @@ void window_point(struct explorer *ex, struct lthread *lt, const char *func, int
 		lt->win_func = func;
 		lt->win_line = line;
 	}
+	/* a late park waits for the lock's first access (<dcsim/spinlock.h>) */
+	if (lt->win_park && lt->win_park_late &&
+	    !(func && (!strcmp(func, "dcsim_spin_lock_at") || !strcmp(func, "dcsim_spin_trylock_at"))))
+		return;
 	if (lt->win_park) {
 		int win = lt->win_park - 1;
 
@@ -284,8 +332,14 @@ uint32_t window_parked_mask(struct explorer *ex, uint32_t en)
 	if (w.parked < 0 || !window_on(ex))
 		return 0;
 	m = 1u << w.parked;
+	/*
+	 * The operations' bound waits for the others' renames
+	 * (dcsim_explore_rename_ahead()): a window that read d_parent is
+	 * tested by a move of its dentry, which a lookup often precedes.
+	 */
 	if (!(en & ~m) || ex->step - w.park_step >= ex->o.window_steps ||
-	    others_progress(ex, w.parked) - w.park_ops0 >= ex->o.window_ops) {
+	    (others_progress(ex, w.parked) - w.park_ops0 >= ex->o.window_ops &&
+	     !rename_ahead(ex, w.parked))) {
 		unpark(ex);
 		return 0;
 	}
@@ -349,6 +403,8 @@ void window_exec_begin(struct explorer *ex)
 		ex->pool->lt[i].win_nopen = 0;
 		ex->pool->lt[i].win_hold = -1;
 		ex->pool->lt[i].win_park = 0;
+		ex->pool->lt[i].win_park_late = false;
+		ex->pool->lt[i].win_rename_ahead = false;
 	}
 	/* The reached window tried least; ties go to the first one found. */
 	for (unsigned int i = 0; i < w.n; i++)

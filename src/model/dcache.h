@@ -458,6 +458,8 @@ unsigned long shrink_dentry_list(struct dcsim_cache *c, struct dcsim_list_head *
 unsigned long dcache_prune(struct dcsim_cache *c, unsigned long nr_to_scan);
 unsigned long dcache_shrink_all(struct dcsim_cache *c);
 void dcache_d_invalidate(struct dcsim_dentry *d);
+/* models fs/dcache.c:shrink_dcache_parent(): kills every unused descendant of @parent */
+void dcache_shrink_dcache_parent(struct dcsim_dentry *parent);
 
 /* rename.c: rename_lock's read side (read_seqbegin() and kin) */
 uint32_t dcache_rename_read_begin(struct dcsim_cache *c);

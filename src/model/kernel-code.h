@@ -39,6 +39,8 @@ struct dcsim_dcache_ops {
 	 * reference on (dcsim_d_delete() keeps the rest in the model)
 	 */
 	void (*d_delete)(struct dcsim_dentry *dentry);
+	/* d_genocide() + shrink_dcache_parent() (dcsim_d_genocide()) */
+	void (*genocide)(struct dcsim_dentry *root);
 };
 
 /*

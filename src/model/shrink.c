@@ -502,7 +502,7 @@ static bool collect(struct dcsim_dentry *dir, struct dcsim_list_head *dispose, u
 }
 
 /* models fs/dcache.c:shrink_dcache_parent() */
-static void shrink_dcache_parent(struct dcsim_dentry *parent)
+void dcache_shrink_dcache_parent(struct dcsim_dentry *parent)
 {
 	struct dcsim_cache *c = parent->d_cache;
 
@@ -588,7 +588,7 @@ void dcache_d_invalidate(struct dcsim_dentry *d)
 	d_unlock(d);
 	if (dcsim_d_is_negative(d))
 		return;
-	shrink_dcache_parent(d);
+	dcache_shrink_dcache_parent(d);
 }
 
 /*
