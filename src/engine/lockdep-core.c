@@ -527,17 +527,18 @@ void ld_stack_clear(struct ld_stack *s)
 
 /**
  * ld_note() - one lock event @ev of the thread whose stack is @s
- * @g: the graph its orders go to
- * @c: the classes its locks are looked up in
  * @lock: the lock, of lockdep subclass @subclass, taken at @func:@line
  *
+ * Its orders go to @s->graph, and @lock's class is looked up in that
+ * graph's classes.  Six arguments: the front end's call is a tail call.
+ *
  * Return: nothing; a new edge, a new node or a report takes and releases
- * @g->mutex (if any), and a report is ended by @g->ops->end().
+ * the graph's mutex (if any), and a report is ended by its ops->end().
  */
-void ld_note(struct ld_graph *g, const struct ld_classes *c, struct ld_stack *s,
-	     enum dcsim_spin_event ev, const void *lock, unsigned int subclass, const char *func,
-	     int line)
+void ld_note(struct ld_stack *s, enum dcsim_spin_event ev, const void *lock,
+	     unsigned int subclass, const char *func, int line)
 {
+	struct ld_graph *g = s->graph;
 	struct ld_site site = { func, line };
 	const struct dcsim_lock_class *cls;
 	int node;
@@ -556,7 +557,7 @@ void ld_note(struct ld_graph *g, const struct ld_classes *c, struct ld_stack *s,
 	}
 	if (ev == DCSIM_SPIN_CONTENDED)
 		return;
-	cls = ld_class_of(c, lock);
+	cls = ld_class_of(g->classes, lock);
 	if (!cls)
 		return;
 	node = node_of(g, cls, subclass < DCSIM_LOCK_SUBCLASS_MAX ? subclass : 0);

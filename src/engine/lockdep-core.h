@@ -57,8 +57,11 @@ struct ld_held {
 	struct ld_site site;
 };
 
+struct ld_graph;
+
 /* One thread's held validated locks, and its counts. */
 struct ld_stack {
+	struct ld_graph *graph;		/* where its orders go */
 	struct ld_held held[LD_HELD_MAX];
 	unsigned int n;
 	const void *checked;		/* the lock its WAITING already checked */
@@ -130,8 +133,6 @@ struct ld_who {
 	char held[160];		/* the held lock of a recursion, described, or "" */
 };
 
-struct ld_graph;
-
 /* What differs between the front ends, called under the graph's mutex. */
 struct ld_ops {
 	/*
@@ -158,6 +159,7 @@ struct ld_ops {
 
 struct ld_graph {
 	pthread_mutex_t *mutex;		/* serialises changes; NULL: the caller does */
+	const struct ld_classes *classes;	/* where its locks' classes are looked up */
 	const struct ld_ops *ops;
 	void *ctx;			/* the front end's */
 	bool recursion_once;		/* report a node's recursion once per graph */
@@ -183,8 +185,7 @@ bool ld_print_edge(const struct ld_graph *g, FILE *f, unsigned int a, unsigned i
 /* ---- a thread's lock events ---- */
 
 void ld_stack_clear(struct ld_stack *s);
-void ld_note(struct ld_graph *g, const struct ld_classes *c, struct ld_stack *s,
-	     enum dcsim_spin_event ev, const void *lock, unsigned int subclass, const char *func,
-	     int line);
+void ld_note(struct ld_stack *s, enum dcsim_spin_event ev, const void *lock,
+	     unsigned int subclass, const char *func, int line);
 
 #endif /* DCSIM_ENGINE_LOCKDEP_CORE_H */

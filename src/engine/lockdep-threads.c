@@ -95,20 +95,27 @@ static struct {
 } ld = {
 	.enabled = -1,
 	.classes = { .mutex = &ld_mutex, .first_cap = 4096 },
-	.graph = { .mutex = &ld_mutex, .ops = &threads_ops, .recursion_once = true },
+	.graph = { .mutex = &ld_mutex, .classes = &ld.classes, .ops = &threads_ops,
+		   .recursion_once = true },
 	.text = { ld.rbuf, sizeof(ld.rbuf), 0 },
 };
 
-static bool enabled(void)
+static __attribute__((noinline, cold)) int read_enabled(void)
+{
+	const char *env = getenv("DCSIM_LOCKDEP_THREADS");
+	int e = !(env && (!strcmp(env, "off") || !strcmp(env, "0")));
+
+	__atomic_store_n(&ld.enabled, e, __ATOMIC_RELAXED);
+	return e;
+}
+
+/* On every lock event: one load once the environment was read. */
+static inline bool enabled(void)
 {
 	int e = __atomic_load_n(&ld.enabled, __ATOMIC_RELAXED);
 
-	if (dcsim_unlikely(e < 0)) {
-		const char *env = getenv("DCSIM_LOCKDEP_THREADS");
-
-		e = !(env && (!strcmp(env, "off") || !strcmp(env, "0")));
-		__atomic_store_n(&ld.enabled, e, __ATOMIC_RELAXED);
-	}
+	if (dcsim_unlikely(e < 0))
+		e = read_enabled();
 	return e;
 }
 
@@ -159,6 +166,7 @@ static struct lt_thread *me(void)
 		if (!t)
 			return NULL;
 		t->tid = (long)syscall(SYS_gettid);
+		t->stack.graph = &ld.graph;
 		pthread_mutex_lock(&ld_mutex);
 		t->stack.id = ++ld.next_id;
 		t->gen = ld.gen;
@@ -262,7 +270,7 @@ void lockdep_threads_note(enum dcsim_spin_event ev, const void *lock, unsigned i
 	t = me();
 	if (dcsim_unlikely(!t))
 		return;
-	ld_note(&ld.graph, &ld.classes, &t->stack, ev, lock, subclass, func, line);
+	ld_note(&t->stack, ev, lock, subclass, func, line);
 }
 
 /* ---- scopes ---- */

@@ -66,7 +66,7 @@ static struct {
 	struct ld_text text;
 } ld = {
 	.classes = { .first_cap = 1024 },
-	.graph = { .ops = &explore_ops },
+	.graph = { .classes = &ld.classes, .ops = &explore_ops },
 	.text = { ld.report, sizeof(ld.report), 0 },
 };
 
@@ -185,7 +185,7 @@ void lockdep_note(struct explorer *ex, struct lthread *lt, enum dcsim_spin_event
 		  const void *lock, unsigned int subclass, const char *func, int line)
 {
 	(void)ex;
-	ld_note(&ld.graph, &ld.classes, &ld.stack[lt->id], ev, lock, subclass, func, line);
+	ld_note(&ld.stack[lt->id], ev, lock, subclass, func, line);
 }
 
 /* ---- the explorer's calls ---- */
@@ -197,6 +197,7 @@ void lockdep_run_begin(void)
 	ld.classes.ranges_lost = ld.classes.map_lost = 0;
 	memset(ld.tries, 0, sizeof(ld.tries));
 	for (unsigned int i = 0; i < DCSIM_EXPLORE_MAX_THREADS; i++) {
+		ld.stack[i].graph = &ld.graph;
 		ld.stack[i].id = i;
 		ld.stack[i].acquisitions = ld.stack[i].trylocks = ld.stack[i].lost = 0;
 	}
