@@ -133,7 +133,7 @@ struct ld_who {
 	char held[160];		/* the held lock of a recursion, described, or "" */
 };
 
-/* What differs between the front ends, called under the graph's mutex. */
+/* What differs between the front ends: begin, origin and end run under the graph's mutex. */
 struct ld_ops {
 	/*
 	 * A report is due (it is counted already): fill @who and return the
@@ -152,7 +152,7 @@ struct ld_ops {
 	 */
 	void (*end)(struct ld_graph *g, const struct ld_stack *s, struct ld_text *report,
 		    struct ld_text *summary, const struct ld_edge *first);
-	/* Optional: a trylock of @node succeeded with @s held (it is pushed after). */
+	/* Optional: a trylock of @node succeeded with @s held (pushed after); by @s's owner. */
 	void (*trylocked)(struct ld_graph *g, const struct ld_stack *s, int node,
 			  const struct ld_site *site);
 };
