@@ -130,6 +130,8 @@ static void test_abba(void **unused)
 	/* The report: both chains, the scope, and how to reproduce it. */
 	assert_non_null(strstr(rep, "chain 1, the new dependency"));
 	assert_non_null(strstr(rep, "chain 2, the existing dependency"));
+	/* Chain 2 itself, not just its heading: the older order, from the other thread. */
+	assert_non_null(strstr(rep, "-> B taken at abba_first:"));
 	assert_non_null(strstr(rep, "seen in abba, two threads"));
 	assert_non_null(strstr(rep, "reproduce: test-lockdep-threads (this test)"));
 	free(rep);
