@@ -102,10 +102,12 @@ int main(void)
 		printf("test-explore-names: FAIL: a step names the stale path /d/f\n");
 		bad = 1;
 	}
-	if (bad) {
+	if (bad)
 		printf("---- the report:\n%s", report);
-		return 1;
-	}
-	printf("test-explore-names: a moved dentry and its child are named by their new path\n");
-	return 0;
+	else
+		printf("test-explore-names: a moved dentry and its child are named by their new path\n");
+	free(report);
+	fclose(cap);
+	close(saved);
+	return bad;
 }
