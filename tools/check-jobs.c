@@ -539,7 +539,8 @@ static void jobs_units(const struct jobs *js, const struct jobs_tally *t,
 			u->replay = strdup(r->replay);
 		}
 	}
-	qsort(r->units, r->nunits, sizeof(r->units[0]), unit_cmp);
+	if (r->nunits)	/* qsort()'s base must not be NULL, even for no elements */
+		qsort(r->units, r->nunits, sizeof(r->units[0]), unit_cmp);
 	for (unsigned long k = 0; k < r->nunits; k++)
 		if (r->units[k].kind != CHECK_UNIT_OK && r->units[k].index < stop)
 			stop = r->units[k].index;
