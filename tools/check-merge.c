@@ -40,10 +40,21 @@ static int merge_error(const char *file, const char *what)
 	return CHECK_USAGE;
 }
 
+static const char *const suite_names[MERGE_SUITES] = { "diff", "explore", "stress", "misuse" };
+
+/* The slot of the suite named @name, or MERGE_SUITES for none (or NULL). */
+static int suite_slot(const char *name)
+{
+	int k = 0;
+
+	while (k < MERGE_SUITES && (!name || strcmp(suite_names[k], name)))
+		k++;
+	return k;
+}
+
 /* Add @doc's suites to @m. */
 static int merge_suites(const char *file, json_t *doc, struct merged *m)
 {
-	static const char *const names[MERGE_SUITES] = { "diff", "explore", "stress", "misuse" };
 	json_t *suites = json_object_get(doc, "suites"), *s;
 	size_t i;
 
@@ -52,13 +63,11 @@ static int merge_suites(const char *file, json_t *doc, struct merged *m)
 	json_array_foreach(suites, i, s) {
 		const char *name = json_string_value(json_object_get(s, "name"));
 		const char *verdict = json_string_value(json_object_get(s, "verdict"));
-		int k = 0;
+		int k = suite_slot(name);
 
-		while (k < MERGE_SUITES && (!name || strcmp(names[k], name)))
-			k++;
 		if (k == MERGE_SUITES || !verdict)
 			return merge_error(file, "a suite without a known name or a verdict");
-		m[k].name = names[k];
+		m[k].name = suite_names[k];
 		m[k].seen = true;
 		m[k].runs += (unsigned long)json_integer_value(json_object_get(s, "runs"));
 		m[k].commits += (unsigned long)json_integer_value(json_object_get(s,
@@ -84,12 +93,9 @@ static int merge_units(const char *file, json_t *doc, struct merged *m)
 	if (!json_is_array(units))
 		return merge_error(file, "no \"units\" array");
 	json_array_foreach(units, i, u) {
-		const char *suite = json_string_value(json_object_get(u, "suite"));
-		int k = 0;
+		int k = suite_slot(json_string_value(json_object_get(u, "suite")));
 
-		while (k < MERGE_SUITES && (!suite || !m[k].name || strcmp(m[k].name, suite)))
-			k++;
-		if (k == MERGE_SUITES || !json_is_integer(json_object_get(u, "index")))
+		if (k == MERGE_SUITES || !m[k].name || !json_is_integer(json_object_get(u, "index")))
 			return merge_error(file, "a unit without a suite of the file or an index");
 		if (!m[k].units)
 			m[k].units = json_array();
