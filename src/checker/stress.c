@@ -196,15 +196,22 @@ static void *worker_main(void *arg)
 }
 
 #if DCSIM_INSTRUMENT
-/* Seconds without an operation done, after a lock order report, that mean a deadlock. */
+/*
+ * Seconds without an operation done, after a lock order report or a
+ * misuse warning, that mean the workers are stuck.
+ */
 #define STALL_SECONDS	2.0
 
 /*
  * Wait for the workers.  Return: 0 when all are joined; 1 if the lock
- * order validator reported and then the workers stopped making progress
- * (deadlocked as it predicted): they are detached and left spinning.
+ * order validator reported, or a misuse warning (more than @warn0) was
+ * given, and then the workers stopped making progress (deadlocked as the
+ * validator predicted, or spinning on a lock the misuse left held): they
+ * are detached and left spinning.  Either report already fails the run,
+ * so the wait only turns what would be a hang into that failure; without
+ * one a slow run is waited for, however slow.
  */
-static int wait_workers(struct stress *st, struct worker *w, unsigned int n)
+static int wait_workers(struct stress *st, struct worker *w, unsigned int n, unsigned long warn0)
 {
 	const struct timespec tick = { 0, 20 * 1000 * 1000 };
 	long last = -1;
@@ -219,7 +226,8 @@ static int wait_workers(struct stress *st, struct worker *w, unsigned int n)
 		if (sum != last) {
 			last = sum;
 			since = now();
-		} else if (now() - since > STALL_SECONDS && dcsim_lockdep_reports()) {
+		} else if (now() - since > STALL_SECONDS &&
+			   (dcsim_lockdep_reports() || dcsim_warn_count() != warn0)) {
 			for (unsigned int i = 0; i < n; i++)
 				pthread_detach(w[i].pt);
 			return 1;
@@ -376,14 +384,30 @@ int dcsim_checker_stress(const struct dcsim_dput_strategy *s, unsigned int nthre
 		}
 	}
 #if DCSIM_INSTRUMENT
-	if (wait_workers(&st, w, nthreads)) {
+	if (wait_workers(&st, w, nthreads, warn0)) {
 		struct dcsim_lockdep_counts lc;
+		char last[256];
 
 		/* The scope stays open: its threads still spin in it. */
 		dcsim_lockdep_read(&lc);
 		stress_lock_counts(res, &lc);
 		res->runs = 1;
 		res->failures = 1;
+		if (!dcsim_lockdep_reports()) {
+			/* Stuck after a misuse warning: a lock it left held, most likely. */
+			dcsim_warn_last(last, sizeof(last));
+			if (snprintf(res->failure, sizeof(res->failure), "stress: %s: the threads "
+				     "stopped after %lu misuse warnings, the last at %s", s->name,
+				     dcsim_warn_count() - warn0, last) < 0)
+				res->failure[0] = '\0';
+			if (!o->quiet)
+				fprintf(out, "dcsim-check: FAIL: stress, strategy %s: the threads "
+					"stopped after the misuse warnings above (no operation for "
+					"%.0f s; left spinning)\ncheck: %s\n(real threads: the OS "
+					"schedules, so the replay may need a few runs)\nreplay: %s\n",
+					s->name, STALL_SECONDS, res->failure, replay);
+			return 1;
+		}
 		/* Cut to fit: the report above has it whole. */
 		if (snprintf(res->failure, sizeof(res->failure), "stress: %s: deadlocked after the "
 			     "lock order report: %s", s->name, lc.first) < 0)
