@@ -129,7 +129,7 @@ static struct ld_map *__map_room(struct ld_classes *c)
  * ld_set_class() - @lock is of class @cls from now on
  *
  * Return: nothing; takes and releases @c->mutex unless @lock was
- * registered before.
+ * registered before with @cls.
  */
 void ld_set_class(struct ld_classes *c, const void *lock, const struct dcsim_lock_class *cls)
 {
@@ -138,16 +138,16 @@ void ld_set_class(struct ld_classes *c, const void *lock, const struct dcsim_loc
 	struct ld_map *m;
 
 	/*
-	 * A lock registered before (memory the slab hands out again) is only
-	 * looked up: the common case takes no lock.  Its class is one word,
-	 * and no thread locks a lock while it is being initialised.
+	 * A lock registered before with this class (memory the slab hands
+	 * out again to the same kind of object) is only looked up: the
+	 * common case takes no lock.  A new class is written under the mutex,
+	 * into the map of the moment: a store without it could land in a map
+	 * that __map_room() is copying or has retired, and the lock would
+	 * keep its old class (an inode's i_lock validated as a d_lock).
 	 */
 	s = map_find(__atomic_load_n(&c->map, __ATOMIC_ACQUIRE), a);
-	if (s) {
-		if (__atomic_load_n(&s->cls, __ATOMIC_RELAXED) != cls)
-			__atomic_store_n(&s->cls, cls, __ATOMIC_RELAXED);
+	if (s && __atomic_load_n(&s->cls, __ATOMIC_RELAXED) == cls)
 		return;
-	}
 	ld_lock(c->mutex);
 	s = map_find(c->map, a);
 	if (s)
