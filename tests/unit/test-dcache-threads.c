@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <unistd.h>
 
 #include <dcsim/cache.h>
 #include <dcsim/rcu.h>
@@ -24,8 +25,15 @@
 
 #include "harness.h"
 
-#define NTHREADS	4
+#define NTHREADS	4	/* at most; no more than the CPUs online (main()) */
 #define NNAMES		6
+
+/*
+ * Workers per run.  More workers than CPUs on ticket and queued locks
+ * stall every waiter behind one that is off its CPU for a whole quantum:
+ * on a loaded 2-core host 4 workers took 56 s where 2 take a few.
+ */
+static unsigned int nthreads = NTHREADS;
 
 struct shared {
 	struct dcsim_cache *c;
@@ -70,7 +78,7 @@ static void *worker(void *arg)
 }
 
 /*
- * One strategy's run: NTHREADS @worker threads under "/dir", then the
+ * One strategy's run: nthreads @worker threads under "/dir", then the
  * invariants with exactly the two references the test holds, no new warning,
  * and (@count) an empty cache after shrink_all, with the path counters.
  */
@@ -87,9 +95,9 @@ static void run_strategy(const struct dcsim_dput_strategy *s, void *(*worker_fn)
 
 	sh.dir = dcsim_d_alloc(root, "dir");
 	dcsim_d_add(sh.dir, true);
-	for (int k = 0; k < NTHREADS; k++)
+	for (unsigned int k = 0; k < nthreads; k++)
 		assert_int_equal(pthread_create(&t[k], NULL, worker_fn, &sh), 0);
-	for (int k = 0; k < NTHREADS; k++)
+	for (unsigned int k = 0; k < nthreads; k++)
 		pthread_join(t[k], NULL);
 	{
 		struct dcsim_held_ref h[] = { { root, 1 }, { sh.dir, 1 } };
@@ -268,6 +276,16 @@ int main(void)
 		cmocka_unit_test(test_slab_reuse),
 	};
 
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (cpus < NTHREADS)
+		nthreads = cpus < 2 ? 2 : (unsigned int)cpus;
+	nthreads = (unsigned int)dcsim_test_env_u64("DCSIM_STRESS_THREADS", nthreads);
+	if (nthreads < 2 || nthreads > NTHREADS) {
+		fprintf(stderr, "DCSIM_STRESS_THREADS must be 2..%d\n", NTHREADS);
+		return 2;
+	}
+	fprintf(stderr, "test-dcache-threads: %u workers (%ld CPUs online)\n", nthreads, cpus);
 	dcsim_test_print_htm("test-dcache-threads");
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
