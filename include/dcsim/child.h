@@ -27,6 +27,10 @@
  *   DCSIM_CHILD_LOST     it exited without sending its result
  *   DCSIM_CHILD_CUT      its caller stopped it (dcsim_child_cut())
  *
+ * A child dies with its parent (SIGKILL, PR_SET_PDEATHSIG): strictly, with
+ * the thread that started it, so start children from a thread that
+ * outlives them.
+ *
  * Ordering: the shared record is written by the child's explorer before
  * each execution; the parent reads it after waitpid(), which orders every
  * write of the dead child before the read.

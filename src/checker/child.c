@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -46,6 +47,7 @@ static void __attribute__((noreturn)) child_body(struct dcsim_child *c, int fd)
 
 int dcsim_child_start(struct dcsim_child *c)
 {
+	pid_t parent;
 	int p[2], err;
 
 	if (!c || !c->fn || c->res_size > DCSIM_CHILD_RES_MAX || (c->res_size && !c->res))
@@ -76,6 +78,7 @@ int dcsim_child_start(struct dcsim_child *c)
 	}
 	fflush(NULL);
 	c->t0 = now();
+	parent = getpid();
 	c->pid = fork();
 	if (c->pid < 0) {
 		err = -errno;
@@ -85,6 +88,13 @@ int dcsim_child_start(struct dcsim_child *c)
 		return err;
 	}
 	if (c->pid == 0) {
+		/*
+		 * Die with the parent: one killed outright (a CI runner's
+		 * timeout, kill -9) would leave a hung child spinning for
+		 * ever.  A parent gone before the prctl() is seen in getppid().
+		 */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+			_exit(2);
 		close(p[0]);
 		child_body(c, p[1]);
 	}

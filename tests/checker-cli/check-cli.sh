@@ -25,6 +25,8 @@
 #   check-cli.sh dies DCSIM_INSTRUMENT SO    a --jobs worker killed by a signal
 #                                        fails the run (exit 1), in diff and
 #                                        in explore
+#   check-cli.sh orphan DCSIM_INSTRUMENT SO  a suite's child that hangs dies with
+#                                        dcsim-check killed by SIGKILL
 set -u
 mode=$1
 bin=$2
@@ -33,6 +35,19 @@ trap 'rm -rf "$tmp"' EXIT
 me=check-cli
 # shellcheck source=cli-lib.sh
 . "$(dirname "$0")/cli-lib.sh"
+
+# children_of PID: the pids whose parent is PID (from /proc: no procps needed).
+children_of() {
+	for st in /proc/[0-9]*/status; do
+		awk -v p="$1" '$1 == "PPid:" && $2 == p { found = 1 } END { exit !found }' "$st" 2>/dev/null &&
+			basename "$(dirname "$st")"
+	done
+}
+
+# alive PID: it runs (not gone, and not a zombie nobody has reaped yet).
+alive() {
+	[ -r "/proc/$1/status" ] && ! grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2>/dev/null
+}
 
 case $mode in
 pass)
@@ -174,6 +189,36 @@ dies)
 			fail "$suite --jobs 2: the suite line does not say FAILED"
 	done
 	echo "check-cli: a --jobs worker killed by a signal fails the run"
+	;;
+orphan)
+	# A child left behind by a killed dcsim-check would hang for ever:
+	# strategy "hangs" pause()s in every suite's child after 200 puts.
+	so=$3
+	for jobs in 1 2; do
+		"$bin" --load "$so" --strategy hangs --suites diff --jobs $jobs >"$tmp/o" 2>&1 &
+		parent=$!
+		children=
+		for _ in $(seq 100); do
+			children=$(children_of $parent)
+			[ -n "$children" ] && break
+			sleep 0.1
+		done
+		[ -n "$children" ] || { kill -9 $parent; cat "$tmp/o" >&2; fail "--jobs $jobs: no child in 10 s"; }
+		sleep 1	# past the 200 puts: the children hang now
+		kill -9 $parent
+		wait $parent 2>/dev/null
+		for _ in $(seq 50); do
+			left=
+			for c in $children; do alive $c && left="$left $c"; done
+			[ -z "$left" ] && break
+			sleep 0.1
+		done
+		if [ -n "$left" ]; then
+			kill -9 $left
+			fail "--jobs $jobs: child$left still running 5 s after dcsim-check was killed"
+		fi
+	done
+	echo "check-cli: the children of a killed dcsim-check die with it (--jobs 1 and 2)"
 	;;
 many)
 	# No silent cap: 48 strategies from one plugin all load and run, and
