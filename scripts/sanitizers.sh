@@ -7,14 +7,17 @@
 #
 #  asan: ASan+UBSan, normal and check (-Dinstrument=true) builds, the whole
 #        meson test suite of each, any UBSan report fatal.
-#  tsan: TSan, normal build, the real-thread stress test (every strategy).
+#  tsan: TSan, normal and check builds, the real-thread stress suite (every
+#        strategy; in the check build also the real threads' lock order
+#        validator and its class table).
 #        HTM is off (DCSIM_HTM=off): TSan's instrumentation would abort
 #        every hardware transaction anyway, and cannot model one.
 #        liburcu is not instrumented, so src/base/rcu.c annotates what RCU
 #        guarantees (__tsan_acquire/__tsan_release) instead of suppressing
 #        reports; no suppression file is used.
 #
-# Build directories: build-asan, build-asan-check, build-tsan (reused).
+# Build directories: build-asan, build-asan-check, build-tsan, build-tsan-check
+# (reused).
 set -eu
 cd "$(dirname "$0")/.."
 what=${1:-all}
@@ -45,13 +48,17 @@ run_asan() {
 }
 
 run_tsan() {
-	echo "== TSan: build-tsan, stress suite"
 	# halt_on_error: the first report fails the run.
 	export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
-	setup build-tsan -Db_sanitize=thread -Db_lundef=false -Dqemu_tests=disabled -Dbuildtype=debugoptimized --werror
-	DCSIM_HTM=off meson test -C build-tsan --suite stress --print-errorlogs --timeout-multiplier 5
-	# More threads than cores, time-bounded (ticket locks convoy when oversubscribed).
-	DCSIM_HTM=off ./build-tsan/tests/concurrency/dcsim-stress --threads 4 --seconds 2
+	for check in false true; do
+		dir=build-tsan; [ "$check" = true ] && dir=build-tsan-check
+		echo "== TSan, check=$check: $dir, stress suite"
+		setup "$dir" -Db_sanitize=thread -Db_lundef=false -Dqemu_tests=disabled \
+			-Dinstrument=$check -Dbuildtype=debugoptimized --werror
+		DCSIM_HTM=off meson test -C "$dir" --suite stress --print-errorlogs --timeout-multiplier 5
+		# More threads than cores, time-bounded (ticket locks convoy when oversubscribed).
+		DCSIM_HTM=off "./$dir/tests/concurrency/dcsim-stress" --threads 4 --seconds 2
+	done
 }
 
 case $what in

@@ -71,7 +71,7 @@ step kernel bash kernel/ci.sh
 if [ $fail != 0 ]; then
 	echo "==== tests that did not pass (the end of each one's output):"
 	python3 scripts/failed-tests.py --newer "$stamp" \
-		build-ci build-ci-instr build-asan build-asan-check build-tsan
+		build-ci build-ci-instr build-asan build-asan-check build-tsan build-tsan-check
 fi
 echo "==== test-all: done in $((SECONDS - t0)) s${failed:+; failed:$failed}"
 echo "test-all: $pass passed, $fail failed"
