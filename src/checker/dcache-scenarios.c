@@ -387,18 +387,18 @@ static void post_note(struct dscn *s, unsigned int tid, const struct sop *op, bo
 static void dscn_thread(void *state, unsigned int tid)
 {
 	struct dscn *s = state;
+	int last_rename = -1;	/* the program's last rename step, or -1 */
 
 	if (s->broken)
 		return;
+	for (unsigned int i = 0; i < MAXOPS && s->def->prog[tid][i].kind != OP_END; i++)
+		if (s->def->prog[tid][i].kind == OP_RENAME)
+			last_rename = (int)i;
 	for (unsigned int i = 0; i < MAXOPS && s->def->prog[tid][i].kind != OP_END; i++) {
 		const struct sop *op = &s->def->prog[tid][i];
 		bool post = op->kind == OP_INVALIDATE || op->kind == OP_SHRINK_ALL;
 
-		bool rename_ahead = false;
-
-		for (unsigned int j = i; j < MAXOPS && s->def->prog[tid][j].kind != OP_END; j++)
-			rename_ahead |= s->def->prog[tid][j].kind == OP_RENAME;
-		dcsim_explore_rename_ahead(rename_ahead);
+		dcsim_explore_rename_ahead((int)i <= last_rename);
 		/* Only the running logical thread ticks the clock: no schedule point. */
 		s->t_begin[tid][i] = ++s->clock;
 		post_note(s, tid, op, false);

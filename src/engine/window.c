@@ -288,7 +288,6 @@ void window_progress(struct lthread *lt)
 	lt->win_park_late = false;
 }
 
-
 /* ex->lock held, @lt at a schedule point (@func:@line), before the pick. */
 void window_point(struct explorer *ex, struct lthread *lt, const char *func, int line)
 {
@@ -400,11 +399,8 @@ void window_exec_begin(struct explorer *ex)
 	for (unsigned int i = 0; i < ex->pool->n; i++) {
 		ex->pool->lt[i].win_func = NULL;
 		ex->pool->lt[i].win_named = false;
-		ex->pool->lt[i].win_nopen = 0;
-		ex->pool->lt[i].win_hold = -1;
-		ex->pool->lt[i].win_park = 0;
-		ex->pool->lt[i].win_park_late = false;
 		ex->pool->lt[i].win_rename_ahead = false;
+		window_progress(&ex->pool->lt[i]);
 	}
 	/* The reached window tried least; ties go to the first one found. */
 	for (unsigned int i = 0; i < w.n; i++)
