@@ -61,12 +61,13 @@ int main(void)
 
 		for (int i = 0; i < NFLIP; i++)
 			ld_set_class(&classes, flip_locks[i], want);
-		for (int i = 0; i < NFLIP; i++)
-			if (ld_class_of(&classes, flip_locks[i]) != want && lost++ < 5)
+		for (int i = 0; i < NFLIP; i++) {
+			const struct dcsim_lock_class *got = ld_class_of(&classes, flip_locks[i]);
+
+			if (got != want && lost++ < 5)
 				fprintf(stderr, "lock %d: class %s after it was given class %s (round %lu)\n",
-					i, ld_class_of(&classes, flip_locks[i]) ?
-					ld_class_of(&classes, flip_locks[i])->name : "(none)",
-					want->name, rounds);
+					i, got ? got->name : "(none)", want->name, rounds);
+		}
 	}
 	pthread_join(t, NULL);
 	for (size_t i = 0; i < NFRESH; i += 4099)
